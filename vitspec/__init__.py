@@ -1,0 +1,1 @@
+"""vitspec: dense prediction with Vision Transformer backbone techniques."""
