@@ -1,0 +1,37 @@
+# The procedural demo data in ADE20K's native layout (tools/make_demo_data.py).
+dataset_type = 'ADE20KDataset'
+data_root = 'data/demo/ade20k/ADEChallengeData2016'
+crop_size = (128, 128)
+train_pipeline = [
+    dict(type='LoadImageFromFile'),
+    dict(type='LoadAnnotations', reduce_zero_label=True),
+    dict(type='RandomResize', scale=(128, 128), ratio_range=(0.75, 1.5), keep_ratio=True),
+    dict(type='RandomCrop', crop_size=crop_size, cat_max_ratio=0.75),
+    dict(type='RandomFlip', prob=0.5),
+    dict(type='PhotoMetricDistortion'),
+    dict(type='PackSegInputs'),
+]
+test_pipeline = [
+    dict(type='LoadImageFromFile'),
+    dict(type='Resize', scale=(128, 128), keep_ratio=True),
+    dict(type='LoadAnnotations', reduce_zero_label=True),
+    dict(type='PackSegInputs'),
+]
+train_dataloader = dict(
+    batch_size=8,
+    num_workers=0,
+    sampler=dict(type='InfiniteSampler', shuffle=True),
+    dataset=dict(type=dataset_type, data_root=data_root,
+                 data_prefix=dict(img_path='images/training', seg_map_path='annotations/training'),
+                 pipeline=train_pipeline))
+val_dataloader = dict(
+    batch_size=1,
+    num_workers=0,
+    sampler=dict(type='DefaultSampler', shuffle=False),
+    dataset=dict(type=dataset_type, data_root=data_root,
+                 data_prefix=dict(img_path='images/validation',
+                                  seg_map_path='annotations/validation'),
+                 pipeline=test_pipeline))
+test_dataloader = val_dataloader
+val_evaluator = dict(type='IoUMetric', iou_metrics=['mIoU'])
+test_evaluator = val_evaluator

@@ -1,0 +1,73 @@
+import os
+
+import numpy as np
+import pytest
+import torch
+from mmengine.logging import HistoryBuffer
+from mmengine.runner import CheckpointLoader
+
+import vitspec  # noqa: F401  installs the safe local loader
+from vitspec.engine import CheckpointError, safe_torch_load
+
+
+def mmengine_like_checkpoint():
+    buf = HistoryBuffer()
+    buf.update(1.5)
+    buf.update(2.5)
+    return dict(meta=dict(iter=4, seed=np.int64(3)),
+                state_dict={'w': torch.ones(2)},
+                message_hub=dict(log_scalars={'train/loss': buf},
+                                 runtime_info={'eta': np.float64(0.0)}),
+                arrays=[np.arange(3, dtype=np.float32), np.zeros((2, 2), dtype=np.int64)])
+
+
+def test_loads_what_mmengine_stores(tmp_path):
+    path = tmp_path / 'iter_4.pth'
+    torch.save(mmengine_like_checkpoint(), path)
+    assert torch.serialization.get_unsafe_globals_in_checkpoint(str(path))  # needs the list
+    ck = CheckpointLoader.load_checkpoint(str(path), map_location='cpu')  # mmengine's entry
+    assert ck['message_hub']['log_scalars']['train/loss'].mean() == 2.0
+    np.testing.assert_array_equal(ck['arrays'][0], np.arange(3, dtype=np.float32))
+    assert ck['meta']['seed'] == 3
+
+
+class RunsCode:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f'touch {self.marker}',))
+
+
+def test_refuses_pickle_that_would_run_code(tmp_path):
+    marker = tmp_path / 'was_executed'
+    path = tmp_path / 'evil.pth'
+    torch.save({'state_dict': {'w': torch.ones(1)}, 'x': RunsCode(marker)}, path)
+    with pytest.raises(CheckpointError, match=r'not allowed: posix\.system'):
+        safe_torch_load(str(path))
+    assert not marker.exists()
+
+
+def test_refuses_getattr_outside_history_buffer(tmp_path):
+    class Sneaky:
+        def __reduce__(self):
+            return (getattr, (HistoryBuffer, '__init__'))
+    path = tmp_path / 'sneaky.pth'
+    torch.save({'x': Sneaky()}, path)
+    with pytest.raises(CheckpointError, match=r"refusing getattr\(.*'__init__'\)"):
+        safe_torch_load(str(path))
+
+
+@pytest.mark.parametrize('damage', ['truncate', 'not_a_checkpoint'])
+def test_damaged_file_names_the_file(tmp_path, damage):
+    path = tmp_path / 'bad.pth'
+    torch.save({'w': torch.randn(1000)}, path)
+    data = path.read_bytes()
+    path.write_bytes(data[:len(data) // 2] if damage == 'truncate' else b'hello world')
+    with pytest.raises(CheckpointError, match='bad.pth is not a readable PyTorch checkpoint'):
+        safe_torch_load(str(path))
+
+
+def test_missing_file():
+    with pytest.raises(FileNotFoundError, match='nope.pth'):
+        safe_torch_load('/nonexistent/nope.pth')

@@ -1,0 +1,115 @@
+import pytest
+import timm
+import torch
+
+from vitspec.checkpoints import load_state_dict_strict
+from vitspec.engine import CheckpointError
+from vitspec.models import SpecViT
+
+TOY = dict(patch_size=8, embed_dims=64, num_layers=4, num_heads=4)
+
+
+def timm_vit(**kw):
+    return timm.models.VisionTransformer(
+        img_size=64, patch_size=8, embed_dim=64, depth=4, num_heads=4, dynamic_img_size=True,
+        num_classes=0, **kw).eval()
+
+
+@pytest.mark.parametrize('timm_kw, spec_kw', [
+    (dict(), dict()),
+    (dict(init_values=1e-2), dict(layer_scale_init=1e-2)),
+    (dict(reg_tokens=4, no_embed_class=True, init_values=1e-2),
+     dict(num_register_tokens=4, pos_embed_cls=False, layer_scale_init=1e-2)),
+])
+@pytest.mark.parametrize('size', [(64, 64), (48, 80)])
+def test_matches_timm_intermediates(timm_kw, spec_kw, size):
+    torch.manual_seed(0)
+    ref = timm_vit(**timm_kw)
+    with torch.no_grad():  # non-trivial values everywhere, not just the init
+        for p in ref.parameters():
+            p.add_(torch.randn_like(p) * 0.02)
+    model = SpecViT(img_size=64, out_indices=(1, 3), **TOY, **spec_kw).eval()
+    load_state_dict_strict(model, ref.state_dict())
+    x = torch.randn(2, 3, *size)
+    with torch.no_grad():
+        expected = ref.forward_intermediates(x, indices=[1, 3], norm=True, intermediates_only=True)
+        got = model(x)
+    assert len(got) == 2
+    for e, g in zip(expected, got):
+        assert g.shape == (2, 64, size[0] // 8, size[1] // 8)
+        torch.testing.assert_close(g, e, atol=1e-5, rtol=1e-5)
+
+
+def test_out_indices_and_final_norm():
+    model = SpecViT(img_size=32, out_indices=(0, -1), final_norm=False, **TOY).eval()
+    x = torch.randn(1, 3, 32, 32)
+    with torch.no_grad():
+        first, last = model(x)
+        tokens, _ = model._embed(x)
+        for blk in model.blocks:
+            tokens = blk(tokens)
+    assert model.out_indices == [0, 3]
+    torch.testing.assert_close(last, tokens[:, 1:].transpose(1, 2).reshape(1, 64, 4, 4))
+    assert not torch.allclose(first, last)
+
+
+def test_input_not_multiple_of_patch_raises():
+    with pytest.raises(ValueError, match='not a multiple of the patch size 8'):
+        SpecViT(img_size=32, **TOY)(torch.randn(1, 3, 30, 32))
+
+
+def test_registered_in_mmseg_and_mmdet():
+    from mmdet.registry import MODELS as DET
+    from mmseg.registry import MODELS as SEG
+    for registry in (SEG, DET):
+        model = registry.build(dict(type='SpecViT', img_size=32, **TOY))
+        assert isinstance(model, SpecViT)
+
+
+def test_pretrained_init_cfg_loads_and_mismatch_names_keys(tmp_path):
+    src = SpecViT(img_size=32, **TOY)
+    src.init_weights()
+    path = tmp_path / 'ckpt.pth'
+    torch.save({'state_dict': {f'backbone.{k}': v for k, v in src.state_dict().items()}}, path)
+    model = SpecViT(img_size=32, **TOY, init_cfg=dict(type='Pretrained', checkpoint=str(path)))
+    model.init_weights()
+    for k, v in src.state_dict().items():
+        torch.testing.assert_close(model.state_dict()[k], v)
+
+    wrong = SpecViT(img_size=32, layer_scale_init=1e-5, **TOY,
+                    init_cfg=dict(type='Pretrained', checkpoint=str(path)))
+    with pytest.raises(CheckpointError, match=r'missing keys \(8\): blocks\.0\.ls1\.gamma'):
+        wrong.init_weights()
+
+
+def test_pretrained_pos_embed_is_resampled(tmp_path):
+    src = SpecViT(img_size=32, **TOY)
+    src.init_weights()
+    path = tmp_path / 'ckpt.pth'
+    torch.save(src.state_dict(), path)
+    model = SpecViT(img_size=48, **TOY, init_cfg=dict(type='Pretrained', checkpoint=str(path)))
+    model.init_weights()
+    assert model.pos_embed.shape == (1, 1 + 6 * 6, 64)
+    torch.testing.assert_close(model.pos_embed[:, 0], src.pos_embed[:, 0])
+
+
+def test_frozen_stages_freeze_embedding_and_blocks():
+    model = SpecViT(img_size=32, frozen_stages=2, **TOY).train()
+    frozen = {n for n, p in model.named_parameters() if not p.requires_grad}
+    assert {'cls_token', 'pos_embed', 'patch_embed.proj.weight'} <= frozen
+    assert any(n.startswith('blocks.1.') for n in frozen)
+    assert not any(n.startswith('blocks.2.') for n in frozen)
+    assert not model.blocks[0].training and model.blocks[2].training
+
+
+def test_gradient_checkpointing_gives_same_gradients():
+    torch.manual_seed(0)
+    plain = SpecViT(img_size=32, drop_path_rate=0.0, **TOY)
+    plain.init_weights()
+    cp = SpecViT(img_size=32, with_cp=True, **TOY)
+    cp.load_state_dict(plain.state_dict())
+    x = torch.randn(2, 3, 32, 32)
+    for m in (plain, cp):
+        m(x)[0].square().mean().backward()
+    for (n, a), b in zip(plain.named_parameters(), cp.parameters()):
+        torch.testing.assert_close(a.grad, b.grad, msg=n)

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# tools/dist_train.sh CONFIG NUM_GPUS [train.py args]
+# Multi-node: NNODES, NODE_RANK, MASTER_ADDR, PORT. Without CUDA, NUM_GPUS CPU processes (gloo).
+set -euo pipefail
+[ $# -ge 2 ] || { echo "usage: $0 CONFIG NUM_GPUS [args]" >&2; exit 2; }
+CONFIG=$1
+GPUS=$2
+source "$(dirname "${BASH_SOURCE[0]}")/_python.sh"
+exec "$PYTHON" -m torch.distributed.run \
+    --nnodes="${NNODES:-1}" --node_rank="${NODE_RANK:-0}" \
+    --master_addr="${MASTER_ADDR:-127.0.0.1}" --master_port="${PORT:-29500}" \
+    --nproc_per_node="$GPUS" \
+    "$(dirname "${BASH_SOURCE[0]}")/train.py" "$CONFIG" --launcher pytorch "${@:3}"

@@ -1,0 +1,63 @@
+"""What tools/train.py and tools/test.py share: config from the command line, and a Runner
+that also works distributed on CPU (gloo) when no GPU is present."""
+import datetime
+import os
+import os.path as osp
+
+import torch
+import torch.distributed as dist
+from mmengine.config import Config
+from mmengine.logging import print_log
+from mmengine.registry import RUNNERS
+from mmengine.runner import Runner
+
+import vitspec  # noqa: F401  registers modules and the safe checkpoint loader
+
+DIST_TIMEOUT_S = int(os.environ.get('VITSPEC_DIST_TIMEOUT', 1800))
+
+
+def config_from_args(args) -> Config:
+    cfg = Config.fromfile(args.config)
+    if args.cfg_options:
+        cfg.merge_from_dict(args.cfg_options)
+    cfg.launcher = args.launcher
+    if args.work_dir:
+        cfg.work_dir = args.work_dir
+    elif cfg.get('work_dir') is None:
+        cfg.work_dir = osp.join('./work_dirs', osp.splitext(osp.basename(args.config))[0])
+    return cfg
+
+
+def _replace_sync_bn(node):
+    """SyncBN needs CUDA; on CPU the same model uses BN (statistics stay per process)."""
+    if isinstance(node, dict):
+        if node.get('type') == 'SyncBN':
+            node['type'] = 'BN'
+        for value in node.values():
+            _replace_sync_bn(value)
+    elif isinstance(node, (list, tuple)):
+        for value in node:
+            _replace_sync_bn(value)
+
+
+def setup_cpu_distributed(cfg: Config):
+    """mmengine's init_dist calls torch.cuda.set_device; on CPU start gloo ourselves first
+    (the Runner then skips its own init) and wrap the model in DDP without device ids."""
+    if not dist.is_initialized():
+        dist.init_process_group('gloo', timeout=datetime.timedelta(seconds=DIST_TIMEOUT_S))
+    cfg.model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=None,
+                                 broadcast_buffers=False,
+                                 find_unused_parameters=cfg.get('find_unused_parameters', False))
+    _replace_sync_bn(cfg.model)
+    print_log('no CUDA: distributed on CPU with gloo, SyncBN replaced by BN', logger='current')
+
+
+def build_runner(cfg: Config) -> Runner:
+    if not torch.cuda.is_available():
+        if cfg.launcher != 'none':
+            setup_cpu_distributed(cfg)
+        else:
+            _replace_sync_bn(cfg.model)
+    if 'runner_type' in cfg:
+        return RUNNERS.build(cfg)
+    return Runner.from_cfg(cfg)

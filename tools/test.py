@@ -1,0 +1,56 @@
+"""Evaluate a checkpoint on a config's test set and print the metrics.
+
+    python tools/test.py CONFIG CHECKPOINT [--work-dir DIR] [--show-dir DIR] [--cfg-options ...]
+    tools/dist_test.sh CONFIG CHECKPOINT NUM_GPUS [args]
+"""
+import argparse
+import json
+import os
+import os.path as osp
+import sys
+
+from mmengine.config import DictAction
+
+sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
+from tools.launch import build_runner, config_from_args  # noqa: E402
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description='Test a model')
+    parser.add_argument('config', help='config file')
+    parser.add_argument('checkpoint', help='checkpoint file')
+    parser.add_argument('--work-dir', help='where the test logs go')
+    parser.add_argument('--show-dir', help='write prediction pictures (PNG) here')
+    parser.add_argument('--cfg-options', nargs='+', action=DictAction, metavar='KEY=VALUE')
+    parser.add_argument('--launcher', choices=['none', 'pytorch', 'slurm'], default='none')
+    parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
+    args = parser.parse_args(argv)
+    os.environ.setdefault('LOCAL_RANK', str(args.local_rank))
+    return args
+
+
+def enable_show_dir(cfg, show_dir):
+    """Turn on the scope's visualization hook, writing pictures under ``show_dir``."""
+    hook = cfg.default_hooks.get('visualization')
+    if hook is None:
+        raise KeyError('--show-dir needs default_hooks.visualization in the config')
+    hook.update(draw=True, interval=1)
+    cfg.visualizer.save_dir = show_dir
+    cfg.visualizer.vis_backends = [dict(type='LocalVisBackend')]
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    cfg = config_from_args(args)
+    cfg.load_from = args.checkpoint
+    if args.show_dir:
+        enable_show_dir(cfg, args.show_dir)
+    runner = build_runner(cfg)
+    metrics = runner.test()
+    if runner.rank == 0:
+        print('vitspec-metrics ' + json.dumps({k: float(v) for k, v in metrics.items()
+                                               if isinstance(v, (int, float))}), flush=True)
+
+
+if __name__ == '__main__':
+    main()

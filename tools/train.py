@@ -1,0 +1,49 @@
+"""Train a vitspec config with mmengine's Runner (scope from the config's default_scope).
+
+    python tools/train.py CONFIG [--work-dir DIR] [--resume] [--amp] [--cfg-options k=v ...]
+    tools/dist_train.sh CONFIG NUM_GPUS [args]     # torchrun; CPU + gloo when there is no GPU
+"""
+import argparse
+import os
+import os.path as osp
+import sys
+
+from mmengine.config import DictAction
+
+sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
+from tools.launch import build_runner, config_from_args  # noqa: E402
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description='Train a model')
+    parser.add_argument('config', help='config file')
+    parser.add_argument('--work-dir', help='where logs and checkpoints go '
+                        '(default: ./work_dirs/<config name>)')
+    parser.add_argument('--resume', nargs='?', const='auto', default=None,
+                        help='resume from CHECKPOINT, or from the latest one in the work dir')
+    parser.add_argument('--amp', action='store_true', help='automatic mixed precision')
+    parser.add_argument('--cfg-options', nargs='+', action=DictAction, metavar='KEY=VALUE',
+                        help='override config entries, e.g. train_cfg.max_iters=100')
+    parser.add_argument('--launcher', choices=['none', 'pytorch', 'slurm'], default='none')
+    parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
+    args = parser.parse_args(argv)
+    os.environ.setdefault('LOCAL_RANK', str(args.local_rank))
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    cfg = config_from_args(args)
+    if args.resume == 'auto':
+        cfg.resume, cfg.load_from = True, None
+    elif args.resume:
+        cfg.resume, cfg.load_from = True, args.resume
+    if args.amp:
+        cfg.optim_wrapper.type = 'AmpOptimWrapper'
+        cfg.optim_wrapper.setdefault('loss_scale', 'dynamic')
+    runner = build_runner(cfg)
+    runner.train()
+
+
+if __name__ == '__main__':
+    main()

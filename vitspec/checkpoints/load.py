@@ -1,0 +1,84 @@
+"""Loading a (converted) checkpoint into SpecViT: strict, with named exceptions."""
+import math
+import re
+
+import torch
+from mmengine.logging import print_log
+
+from vitspec.engine.safe_load import CheckpointError, safe_torch_load
+from vitspec.layers import resample_pos_embed
+
+WRAPPER_KEYS = ('state_dict', 'model', 'teacher', 'module')
+PREFIXES = ('module.', 'backbone.')
+# Keys a source checkpoint may carry that SpecViT deliberately has no use for.
+IGNORED_SOURCE_KEYS = re.compile(r'^(head\.|head_dist\.|fc_norm\.|mask_token$|dist_token$)')
+
+
+def unwrap_state_dict(checkpoint: dict) -> dict:
+    """The tensor dict inside a training checkpoint, with wrapper prefixes removed."""
+    sd = checkpoint
+    while isinstance(sd, dict):
+        inner = next((k for k in WRAPPER_KEYS if isinstance(sd.get(k), dict)), None)
+        if inner is None:
+            break
+        sd = sd[inner]
+    if not isinstance(sd, dict) or not all(torch.is_tensor(v) for v in sd.values()):
+        raise CheckpointError('no state dict of tensors found in the checkpoint '
+                              f'(looked under {", ".join(WRAPPER_KEYS)})')
+    for prefix in PREFIXES:
+        if sd and all(k.startswith(prefix) for k in sd):
+            sd = {k[len(prefix):]: v for k, v in sd.items()}
+    if any(k.startswith('backbone.') for k in sd):  # a whole detector / segmentor
+        sd = {k[len('backbone.'):]: v for k, v in sd.items() if k.startswith('backbone.')}
+    return sd
+
+
+def fit_pos_embed(model, sd: dict) -> dict:
+    """Resample a checkpoint's pos_embed (square grid assumed) to the model's grid."""
+    pos = sd.get('pos_embed')
+    if pos is None or pos.shape == model.pos_embed.shape:
+        return sd
+    num_prefix = int(model.pos_embed_cls)
+    side = math.isqrt(pos.shape[1] - num_prefix)
+    if side * side != pos.shape[1] - num_prefix or pos.shape[-1] != model.pos_embed.shape[-1]:
+        raise CheckpointError(f'pos_embed of shape {tuple(pos.shape)} does not fit the model '
+                              f'({tuple(model.pos_embed.shape)})')
+    sd['pos_embed'] = resample_pos_embed(pos, model.grid_size, (side, side), num_prefix,
+                                         model.pos_embed_interp)
+    return sd
+
+
+def load_state_dict_strict(model, sd: dict, source: str = 'checkpoint'):
+    """Load, raising CheckpointError listing every missing / unexpected / mis-shaped key.
+
+    Keys that the model fills itself (``model.optional_keys(missing)``) are allowed missing
+    and reported; source-only keys in IGNORED_SOURCE_KEYS are dropped and reported.
+    """
+    own = model.state_dict()
+    dropped = sorted(k for k in sd if k not in own and IGNORED_SOURCE_KEYS.match(k))
+    sd = {k: v for k, v in sd.items() if k not in dropped}
+    missing = [k for k in own if k not in sd]
+    unexpected = [k for k in sd if k not in own]
+    shapes = [f'{k}: checkpoint {tuple(v.shape)} vs model {tuple(own[k].shape)}'
+              for k, v in sd.items() if k in own and v.shape != own[k].shape]
+    filled = getattr(model, 'fill_missing', lambda sd, missing: [])(sd, missing)
+    missing = [k for k in missing if k not in filled]
+    if missing or unexpected or shapes:
+        lines = [f'{source} does not fit {type(model).__name__}:']
+        for title, keys in (('missing keys', missing), ('unexpected keys', unexpected),
+                            ('shape mismatches', shapes)):
+            if keys:
+                lines.append(f'  {title} ({len(keys)}): ' + ', '.join(keys))
+        raise CheckpointError('\n'.join(lines))
+    model.load_state_dict(sd, strict=True)
+    for title, keys in (('ignored source keys', dropped), ('initialized from shared', filled)):
+        if keys:
+            print_log(f'{source}: {title}: {", ".join(keys)}', logger='current')
+
+
+def load_pretrained(model, filename: str):
+    """Load a SpecViT-layout checkpoint file (see tools/convert_checkpoint.py) into ``model``."""
+    sd = unwrap_state_dict(safe_torch_load(filename))
+    sd = fit_pos_embed(model, dict(sd))
+    load_state_dict_strict(model, sd, source=filename)
+    print_log(f'loaded pretrained weights from {filename}', logger='current')

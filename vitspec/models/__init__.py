@@ -1,0 +1,3 @@
+from .backbones import SpecViT
+
+__all__ = ['SpecViT']

@@ -1,0 +1,3 @@
+from .spec_vit import SpecViT
+
+__all__ = ['SpecViT']
