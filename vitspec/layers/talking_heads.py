@@ -1,0 +1,37 @@
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .attention import Attention
+
+
+def _mix_heads(attn: torch.Tensor, linear: nn.Linear) -> torch.Tensor:
+    """Apply a heads->heads Linear along the head axis of (B, H, N, M) attention maps."""
+    return torch.einsum('gh,bhnm->bgnm', linear.weight, attn) + linear.bias[:, None, None]
+
+
+class TalkingHeadAttention(Attention):
+    """Talking-heads self-attention (Shazeer et al. 2020, as in CaiT), timm parameter names.
+
+    proj_l mixes the heads' logits before the softmax, proj_w the attention weights after it.
+    Both need the (B, H, N, N) map materialised, so there is no fused SDPA path: O(N^2) memory.
+    Same signature and parameters as `Attention` plus proj_l / proj_w.
+    """
+
+    def __init__(self, dim: int, num_heads: int, qkv_bias: bool = True, head_dim: int = None,
+                 attn_drop: float = 0.0, proj_drop: float = 0.0):
+        super().__init__(dim, num_heads, qkv_bias=qkv_bias, head_dim=head_dim,
+                         attn_drop=attn_drop, proj_drop=proj_drop)
+        self.scale = self.head_dim ** -0.5
+        self.proj_l = nn.Linear(num_heads, num_heads)
+        self.proj_w = nn.Linear(num_heads, num_heads)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        B, N, _ = x.shape
+        qkv = self.qkv(x).reshape(B, N, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4)
+        q, k, v = qkv.unbind(0)
+        attn = (q * self.scale) @ k.transpose(-2, -1)
+        attn = _mix_heads(attn, self.proj_l).softmax(dim=-1)
+        attn = F.dropout(_mix_heads(attn, self.proj_w), self.attn_drop, self.training)
+        x = (attn @ v).transpose(1, 2).reshape(B, N, -1)
+        return self.proj_drop(self.proj(x))
