@@ -51,7 +51,7 @@ class ThingShape:
 
 LOOKS = {
     # stuff
-    'sky': ClassLook((120, 165, 225), 'blotches', 40.0, 0.05),
+    'sky': ClassLook((120, 165, 225), 'blotches', 40.0, 0.05),  # only its colour is used
     'wall': ClassLook((196, 186, 164), 'stripes_v', 0.5, 0.12),
     'floor': ClassLook((150, 105, 70), 'stripes_v', 0.2, 0.2),
     'road': ClassLook((95, 95, 100), 'blotches', 1.5, 0.15),
@@ -97,7 +97,7 @@ STYLES = {
     'outdoor': SceneStyle('road', ('sky', 'building', 'tree'), ('person', 'car', 'bicycle'),
                           1.6, (0.38, 0.5), (45.0, 75.0), 3.0, 40.0, (200, 210, 225), 90.0),
     'indoor': SceneStyle('floor', ('wall',), ('person', 'chair', 'table'),
-                         1.2, (0.3, 0.45), (3.5, 9.0), 0.8, 9.0, (35, 32, 30), 9.0),
+                         1.2, (0.3, 0.45), (3.5, 9.0), 0.8, 9.0, (35, 32, 30), 6.0),
 }
 
 # ------------------------------------------------------------------ label vocabularies
@@ -199,13 +199,12 @@ def _empty_canvas(width, height):
 
 
 def _ground_depth(ys, horizon, focal, camera_height):
-    """Depth of a flat ground plane at image rows `ys`: inverse depth grows linearly below the horizon."""
+    """Depth of a flat ground at image rows `ys`: inverse depth grows linearly below the horizon."""
     below = np.maximum(ys - horizon, 1e-6)
     return np.where(ys > horizon, focal * camera_height / below, np.inf)
 
 
 def _paint_sky(canvas, rng, horizon):
-    height = canvas.colour.shape[0]
     zenith = np.array(LOOKS['sky'].colour, np.float32) + rng.normal(0, 10, 3)
     near_horizon = np.array((200, 215, 235), np.float32)
     mix = np.clip(canvas.ys / max(horizon, 1.0), 0, 1)[..., None]
@@ -214,7 +213,6 @@ def _paint_sky(canvas, rng, horizon):
     canvas.colour[:] = np.broadcast_to(sky, canvas.colour.shape)
     canvas.semantic[:] = CLASS_INDEX['sky']
     canvas.depth[:] = np.inf
-    del height
 
 
 def _paint_ground(canvas, rng, style, horizon, focal):
@@ -282,8 +280,8 @@ def _sample_things(rng, style, width, height, horizon, focal, backdrop_depth):
 
 
 def _silhouette(thing, width, height):
-    # Each shape is symmetric about a vertical axis and widens or stays constant row by row from
-    # its top, so every row it covers holds the same central column: the mask is 4-connected.
+    # Every row of these shapes is an interval centred on the same vertical axis and the covered
+    # rows are consecutive, so all rows hold the column nearest the axis: masks are 4-connected.
     xs = np.arange(width, dtype=np.float32)[None, :] + 0.5
     ys = np.arange(height, dtype=np.float32)[:, None] + 0.5
     dx = np.abs(xs - thing.centre_x) / (thing.width / 2)
@@ -313,17 +311,16 @@ def _visible_masks_without_holes(things, width, height):
 
 
 def _visible_parts(silhouettes):
-    covered = np.zeros_like(silhouettes[0]) if silhouettes else None
-    visible = []
+    visible, covered = [], None
     for mask in reversed(silhouettes):  # nearest first
-        visible.append(mask & ~covered)
-        covered |= mask
+        visible.append(mask if covered is None else mask & ~covered)
+        covered = mask if covered is None else covered | mask
     return visible[::-1]
 
 
 def _paint_thing(canvas, rng, thing, mask, index, style, focal):
     xs, ys = canvas.xs, canvas.ys
-    depth = np.full(mask.shape, thing.depth, np.float32)
+    depth = np.float32(thing.depth)
     if thing.shape == 'ellipse':  # a rounded front: up to 4% nearer in the middle
         r2 = ((xs - thing.centre_x) / (thing.width / 2)) ** 2 + \
              ((ys - (thing.foot_y - thing.height / 2)) / (thing.height / 2)) ** 2
@@ -348,7 +345,8 @@ def texture(pattern, u, v):
     if pattern == 'dots':
         return np.where(np.cos(tau * u) * np.cos(tau * v) > 0.4, 1.0, -0.4)
     if pattern == 'blotches':
-        return np.sin(tau * u + 1.9 * np.sin(tau * 0.73 * v)) * np.cos(tau * v + 1.3 * np.sin(tau * 0.61 * u))
+        return (np.sin(tau * u + 1.9 * np.sin(tau * 0.73 * v)) *
+                np.cos(tau * v + 1.3 * np.sin(tau * 0.61 * u)))
     raise ValueError(f'unknown pattern {pattern!r}')
 
 
@@ -358,17 +356,16 @@ def _fill(canvas, rng, name, mask, depth, across_m, up_m, style, focal):
     base = np.array(look.colour, np.float32) + rng.normal(0, 12, 3)
     if name == 'clutter':
         base = rng.uniform(60, 200) + rng.normal(0, 20, 3)
-    depth = np.broadcast_to(depth, mask.shape)
+    depth, across_m, up_m = (np.broadcast_to(a, mask.shape)[mask] for a in (depth, across_m, up_m))
     pattern = texture(look.pattern, across_m / look.period_m, up_m / look.period_m)
     # A pattern finer than ~2 pixels would only alias: fade it out, like real texture at a distance.
     period_px = look.period_m * focal / np.maximum(depth, 1e-3)
     contrast = look.contrast * np.clip((period_px - 1.5) / 3.0, 0, 1)
-    shaded = base * (1 + contrast * pattern)[..., None]
-    fade = np.exp(-depth / style.visibility_m)[..., None]
-    colour = np.array(style.haze, np.float32) + (shaded - np.array(style.haze, np.float32)) * fade
-    canvas.colour[mask] = colour[mask]
+    shaded = base * (1 + contrast * pattern)[:, None]
+    haze = np.array(style.haze, np.float32)
+    canvas.colour[mask] = haze + (shaded - haze) * np.exp(-depth / style.visibility_m)[:, None]
     canvas.semantic[mask] = CLASS_INDEX[name]
-    canvas.depth[mask] = depth[mask]
+    canvas.depth[mask] = depth
     canvas.instances[mask] = -1
 
 
@@ -381,7 +378,7 @@ def _finish_image(colour, rng):
 
 
 def trace_boundaries(mask):
-    """Closed boundaries of a binary mask along pixel edges, as (N x 2 corner coordinates, signed area).
+    """Closed boundaries of a binary mask along pixel edges: [(N x 2 corners, signed area), ...].
 
     Each boundary keeps the mask on its right (image coordinates, y down): outer boundaries have a
     positive area, holes a negative one. Where two pixels touch only at a corner, the walk turns
@@ -389,61 +386,48 @@ def trace_boundaries(mask):
     """
     padded = np.pad(np.asarray(mask, bool), 1)
     inside = padded[1:-1, 1:-1]
-    outgoing = {}
-
-    def add(select, start, end):
-        ys, xs = np.nonzero(inside & ~select)
-        for x, y in zip(xs.tolist(), ys.tolist()):
-            outgoing.setdefault((x + start[0], y + start[1]), []).append((x + end[0], y + end[1]))
-
-    add(padded[:-2, 1:-1], (0, 0), (1, 0))  # top edges, walked left to right
-    add(padded[1:-1, 2:], (1, 0), (1, 1))  # right edges, downwards
-    add(padded[2:, 1:-1], (1, 1), (0, 1))  # bottom edges, right to left
-    add(padded[1:-1, :-2], (0, 1), (0, 0))  # left edges, upwards
-
+    edges = []
+    for outside, start, end in ((padded[:-2, 1:-1], (0, 0), (1, 0)),  # top edges, rightwards
+                                (padded[1:-1, 2:], (1, 0), (1, 1)),  # right edges, downwards
+                                (padded[2:, 1:-1], (1, 1), (0, 1)),  # bottom edges, leftwards
+                                (padded[1:-1, :-2], (0, 1), (0, 0))):  # left edges, upwards
+        ys, xs = np.nonzero(inside & ~outside)
+        edges += [((x + start[0], y + start[1]), (x + end[0], y + end[1]))
+                  for x, y in zip(xs.tolist(), ys.tolist())]
+    ends_from = {}
+    for start, end in edges:
+        ends_from.setdefault(start, []).append(end)
+    unused = set(edges)
     boundaries = []
-    while outgoing:
-        start = next(iter(outgoing))
-        corners = _walk_boundary(outgoing, start)
-        boundaries.append((corners, _signed_area(corners)))
+    for edge in edges:
+        if edge in unused:
+            corners = _walk_boundary(edge, ends_from, unused)
+            boundaries.append((corners, _signed_area(corners)))
     return boundaries
 
 
-def _walk_boundary(outgoing, start):
-    corners, point, direction = [], start, None
+def _walk_boundary(first_edge, ends_from, unused):
+    corners, direction = [], None
+    point, end = first_edge
     while True:
-        ends = outgoing.get(point)
-        if not ends:
-            break
-        end = _next_corner(point, ends, direction)
-        ends.remove(end)
-        if not ends:
-            del outgoing[point]
-        new_direction = (end[0] - point[0], end[1] - point[1])
-        if new_direction != direction:
+        unused.discard((point, end))
+        step = (end[0] - point[0], end[1] - point[1])
+        if step != direction:
             corners.append(point)
-        point, direction = end, new_direction
-    if corners[0] != start or _direction_into(corners, start) == direction:
-        pass
-    # the walk started mid-edge if the first and last segments are collinear
-    if len(corners) > 2 and _collinear(corners[-1], corners[0], corners[1]):
+        point, direction = end, step
+        end = _next_corner(point, ends_from[point], direction)
+        if (point, end) == first_edge:
+            break
+    first_step = (first_edge[1][0] - first_edge[0][0], first_edge[1][1] - first_edge[0][1])
+    if direction == first_step:  # the walk started in the middle of a straight run
         corners = corners[1:]
     return np.array(corners, np.int64)
 
 
-def _direction_into(corners, start):
-    return None
-
-
 def _next_corner(point, ends, direction):
-    if len(ends) == 1 or direction is None:
+    if len(ends) == 1:
         return ends[0]
-    right_turn = (point[0] - direction[1], point[1] + direction[0])
-    return right_turn if right_turn in ends else ends[0]
-
-
-def _collinear(a, b, c):
-    return (b[0] - a[0]) * (c[1] - b[1]) == (b[1] - a[1]) * (c[0] - b[0])
+    return (point[0] - direction[1], point[1] + direction[0])  # two boundaries touch: turn right
 
 
 def _signed_area(corners):
@@ -459,3 +443,349 @@ def mask_to_polygons(mask):
     """COCO polygons [[x1, y1, x2, y2, ...], ...] of the mask's outer boundaries (pixel corners)."""
     return [corners.astype(float).ravel().tolist()
             for corners, area in trace_boundaries(mask) if area > 0]
+
+# ------------------------------------------------------------------------ datasets
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    key: int  # part of every image's seed, so that datasets never share scenes
+    styles: tuple
+    sizes: tuple  # (width, height) choices
+    focal_per_width: float
+    num_train: int
+    num_val: int
+
+
+MIXED_SIZES = ((128, 128), (160, 120), (120, 160))  # ADE20K and COCO images vary in size
+DATASETS = {
+    'ade20k': DatasetSpec(1, ('indoor', 'outdoor'), MIXED_SIZES, 1.0, 200, 50),
+    'cityscapes': DatasetSpec(2, ('outdoor',), ((256, 128),), 1.1, 100, 25),
+    'coco': DatasetSpec(3, ('indoor', 'outdoor'), MIXED_SIZES, 1.0, 200, 50),
+    'nyu': DatasetSpec(4, ('indoor',), ((160, 120),), 518.8 / 640, 100, 25),
+    'kitti': DatasetSpec(5, ('outdoor',), ((384, 128),), KITTI_FOCAL / 1242, 100, 25),
+}
+# What a config's data_root points at, below --out.
+DATA_ROOTS = {'ade20k': 'ade20k/ADEChallengeData2016', 'cityscapes': 'cityscapes',
+              'coco': 'coco', 'nyu': 'nyu', 'kitti': 'kitti'}
+SPLITS = ('train', 'val')
+
+
+def scene_rng(seed, dataset, split, index):
+    return np.random.default_rng([seed, DATASETS[dataset].key, SPLITS.index(split), index])
+
+
+def iter_scenes(dataset, split, count, seed, progress):
+    """(index, scene, rng) for each image of a split; rng continues after the scene was drawn."""
+    spec = DATASETS[dataset]
+    for index in range(count):
+        rng = scene_rng(seed, dataset, split, index)
+        width, height = spec.sizes[int(rng.integers(len(spec.sizes)))]
+        style = STYLES[spec.styles[int(rng.integers(len(spec.styles)))]]
+        yield index, generate_scene(rng, width, height, style, spec.focal_per_width * width), rng
+        progress.update(1)
+
+
+def save_image(array, path, **options):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(array).save(path, **options)
+
+
+def save_jpeg(array, path):
+    save_image(array, path, quality=90)
+
+
+def lookup_table(ids, default):
+    return np.array([ids.get(name, default) for name in CLASS_NAMES], np.uint8)
+
+
+def write_ade20k(root, counts, seed, progress):
+    base = root / 'ADEChallengeData2016'
+    to_ade = lookup_table(ADE20K_IDS, 0)
+    for split, folder, prefix in (('train', 'training', 'ADE_train'),
+                                  ('val', 'validation', 'ADE_val')):
+        for index, scene, _ in iter_scenes('ade20k', split, counts[split], seed, progress):
+            name = f'{prefix}_{index + 1:08d}'
+            save_jpeg(scene.image, base / 'images' / folder / f'{name}.jpg')
+            save_image(to_ade[scene.semantic], base / 'annotations' / folder / f'{name}.png')
+
+
+def cityscapes_label_images(scene):
+    """labelIds, labelTrainIds and instanceIds images of a scene, as Cityscapes encodes them."""
+    label_ids = lookup_table(CITYSCAPES_IDS, 0)[scene.semantic]
+    train_ids = np.array(CITYSCAPES_TRAIN_IDS, np.uint8)[label_ids]
+    instance_ids = label_ids.astype(np.uint16)
+    per_class = {}
+    for index, name in enumerate(scene.things):
+        label = CITYSCAPES_IDS.get(name, 0)
+        mask = scene.instances == index
+        if label >= CITYSCAPES_FIRST_INSTANCE_ID and mask.any():
+            instance_ids[mask] = label * 1000 + per_class.setdefault(label, 0)
+            per_class[label] += 1
+    return label_ids, train_ids, instance_ids
+
+
+def write_cityscapes(root, counts, seed, progress):
+    for split in SPLITS:
+        cities = CITYSCAPES_CITIES[split]
+        for index, scene, _ in iter_scenes('cityscapes', split, counts[split], seed, progress):
+            city = cities[index % len(cities)]
+            stem = f'{city}_{index // len(cities):06d}_000019'
+            save_image(scene.image, root / 'leftImg8bit' / split / city / f'{stem}_leftImg8bit.png')
+            gt = root / 'gtFine' / split / city
+            label_ids, train_ids, instance_ids = cityscapes_label_images(scene)
+            save_image(label_ids, gt / f'{stem}_gtFine_labelIds.png')
+            save_image(train_ids, gt / f'{stem}_gtFine_labelTrainIds.png')
+            save_image(instance_ids, gt / f'{stem}_gtFine_instanceIds.png')
+
+
+def coco_annotations(scene, image_id, first_annotation_id):
+    """Instances of the COCO classes by their visible part; tiny remnants are left out."""
+    annotations = []
+    for index, name in enumerate(scene.things):
+        mask = scene.instances == index
+        area = int(mask.sum())
+        if name not in COCO_IDS or area < COCO_MIN_VISIBLE_AREA:
+            continue
+        ys, xs = np.nonzero(mask)
+        x0, y0 = int(xs.min()), int(ys.min())
+        annotations.append({
+            'id': first_annotation_id + len(annotations), 'image_id': image_id,
+            'category_id': COCO_IDS[name], 'segmentation': mask_to_polygons(mask),
+            'area': float(area),
+            'bbox': [float(x0), float(y0), float(xs.max() + 1 - x0), float(ys.max() + 1 - y0)],
+            'iscrowd': 0})
+    return annotations
+
+
+def write_coco(root, counts, seed, progress):
+    first_id = {'train': 1, 'val': 1_000_001}  # ids stay unique across the two splits
+    for split in SPLITS:
+        folder = f'{split}2017'
+        images, annotations = [], []
+        for index, scene, _ in iter_scenes('coco', split, counts[split], seed, progress):
+            image_id = first_id[split] + index
+            file_name = f'{image_id:012d}.jpg'
+            save_jpeg(scene.image, root / folder / file_name)
+            height, width = scene.semantic.shape
+            images.append({'license': 1, 'file_name': file_name, 'coco_url': '',
+                           'height': height, 'width': width, 'date_captured': '',
+                           'flickr_url': '', 'id': image_id})
+            annotations += coco_annotations(scene, image_id, first_id[split] + len(annotations))
+        write_json(coco_document(images, annotations, seed),
+                   root / 'annotations' / f'instances_{folder}.json')
+
+
+def coco_document(images, annotations, seed):
+    return {
+        'info': {'description': f'vitspec procedural demo data (seed {seed})',
+                 'url': '', 'version': str(GENERATOR_VERSION), 'year': 2017,
+                 'contributor': 'tools/make_demo_data.py', 'date_created': ''},
+        'licenses': [{'url': '', 'id': 1,
+                      'name': 'Procedurally generated, no third-party content'}],
+        'images': images, 'annotations': annotations, 'categories': list(COCO_CATEGORIES)}
+
+
+def write_json(document, path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document))
+
+
+def nyu_depth_mm(scene, rng):
+    """Depth in millimetres with Kinect-like holes (0): random blobs and shadows left of things."""
+    depth = np.rint(np.minimum(scene.depth, NYU_MAX_DEPTH_MM / 1000) * 1000).astype(np.uint16)
+    invalid = np.zeros(depth.shape, bool)
+    things = scene.instances >= 0
+    for shift in range(1, int(rng.integers(2, 4))):
+        invalid[:, :-shift] |= things[:, shift:] & ~things[:, :-shift]
+    height, width = depth.shape
+    ys, xs = np.mgrid[:height, :width]
+    for _ in range(int(rng.integers(3, 9))):
+        cy, cx = rng.uniform(0, height), rng.uniform(0, width)
+        ry, rx = rng.uniform(2, 8, 2)
+        invalid |= ((ys - cy) / ry) ** 2 + ((xs - cx) / rx) ** 2 <= 1
+    depth[invalid] = 0
+    return depth
+
+
+def write_nyu(root, counts, seed, progress):
+    for split, folder in (('train', 'train'), ('val', 'test')):
+        first_scene = {'train': 1, 'val': 500}[split]  # train and test rooms differ, as in NYU
+        for index, scene, rng in iter_scenes('nyu', split, counts[split], seed, progress):
+            room = index // NYU_FRAMES_PER_SCENE
+            name = (f'{NYU_SCENES[room % len(NYU_SCENES)]}_{first_scene + room:04d}'
+                    f'_{index % NYU_FRAMES_PER_SCENE + 1:05d}')
+            save_jpeg(scene.image, root / 'images' / folder / f'{name}.jpg')
+            save_image(nyu_depth_mm(scene, rng), root / 'annotations' / folder / f'{name}.png')
+
+
+def kitti_depth_png(scene, rng):
+    """LiDAR-like sparse depth (uint16 = metres * 256, 0 = no return) in the lower two thirds."""
+    depth = scene.depth
+    height = depth.shape[0]
+    returns = rng.random(depth.shape) < KITTI_LIDAR_KEEP
+    returns[:height // 3] = False
+    returns &= np.isfinite(depth) & (depth <= KITTI_MAX_DEPTH_M)
+    return np.where(returns, np.rint(np.where(returns, depth, 0) * 256), 0).astype(np.uint16)
+
+
+def write_kitti(root, counts, seed, progress):
+    for split, list_name in (('train', 'eigen_train_files.txt'), ('val', 'eigen_test_files.txt')):
+        date, lines = KITTI_DATES[split], []
+        for index, scene, rng in iter_scenes('kitti', split, counts[split], seed, progress):
+            drive = f'{date}_drive_{index // KITTI_FRAMES_PER_DRIVE + 1:04d}_sync'
+            frame = f'{index % KITTI_FRAMES_PER_DRIVE:010d}.png'
+            image = f'{date}/{drive}/image_02/data/{frame}'
+            depth = f'{split}/{drive}/proj_depth/groundtruth/image_02/{frame}'
+            save_image(scene.image, root / 'raw' / image)
+            save_image(kitti_depth_png(scene, rng), root / 'data_depth_annotated' / depth)
+            lines.append(f'{image} {depth} {KITTI_FOCAL}\n')
+        (root / list_name).write_text(''.join(lines))
+
+
+WRITERS = {'ade20k': write_ade20k, 'cityscapes': write_cityscapes, 'coco': write_coco,
+           'nyu': write_nyu, 'kitti': write_kitti}
+
+# ---------------------------------------------------------------- complete or absent
+
+
+def marker_content(seed, counts):
+    return {'generator': 'vitspec tools/make_demo_data.py', 'version': GENERATOR_VERSION,
+            'seed': seed, 'num_train': counts['train'], 'num_val': counts['val']}
+
+
+def read_marker(directory):
+    try:
+        return json.loads((directory / MARKER).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def remove_abandoned_partials(out, name):
+    """Delete temporary folders left by killed runs (their process no longer exists)."""
+    for partial in (*out.glob(f'.{name}.partial-*'), *out.glob(f'.{name}.old-*')):
+        pid = partial.name.rsplit('-', 1)[-1]
+        if pid.isdigit() and not _process_alive(int(pid)):
+            shutil.rmtree(partial, ignore_errors=True)
+
+
+def _process_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def write_dataset(out, name, counts, seed, force=False):
+    """Write out/name unless it holds a matching marker; returns 'kept' or 'written'."""
+    target = out / name
+    wanted = marker_content(seed, counts)
+    if read_marker(target) == wanted:
+        return 'kept'
+    if target.exists() and read_marker(target) is None and not force:
+        raise SystemExit(f'{target} exists but was not completed by this tool (no {MARKER}); '
+                         'remove it or pass --force')
+    out.mkdir(parents=True, exist_ok=True)
+    remove_abandoned_partials(out, name)
+    partial = out / f'.{name}.partial-{os.getpid()}'
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir()
+    try:
+        with make_progress(counts['train'] + counts['val'], name) as progress:
+            WRITERS[name](partial, counts, seed, progress)
+        (partial / MARKER).write_text(json.dumps(wanted, indent=1) + '\n')
+        _move_into_place(partial, target)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+    return 'written'
+
+
+def _move_into_place(partial, target):
+    if target.exists():
+        old = target.with_name(f'.{target.name}.old-{os.getpid()}')
+        os.rename(target, old)
+        os.rename(partial, target)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.rename(partial, target)
+
+# ------------------------------------------------------------------------ progress
+
+
+class PlainProgress:
+    """Prints a line at every quarter, for when tqdm is not installed."""
+
+    def __init__(self, total, desc):
+        self.total, self.desc, self.done, self.reported = total, desc, 0, 0
+
+    def update(self, n):
+        self.done += n
+        quarter = 4 * self.done // max(self.total, 1)
+        if quarter > self.reported:
+            self.reported = quarter
+            print(f'{self.desc}: {self.done}/{self.total} images', flush=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def make_progress(total, desc):
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return PlainProgress(total, desc)
+    return tqdm(total=total, desc=desc, unit='img', leave=False)
+
+# ---------------------------------------------------------------------------- CLI
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--out', type=Path, default=DEFAULT_OUT,
+                        help=f'output folder (default: {DEFAULT_OUT})')
+    parser.add_argument('--datasets', nargs='+', choices=list(DATASETS), default=list(DATASETS),
+                        metavar='NAME', help=f'any of {", ".join(DATASETS)} (default: all)')
+    parser.add_argument('--num-train', type=_count, default=None,
+                        help='training images per dataset (default: ' +
+                        ', '.join(f'{k} {v.num_train}' for k, v in DATASETS.items()) + ')')
+    parser.add_argument('--num-val', type=_count, default=None,
+                        help='validation/test images per dataset (default: ' +
+                        ', '.join(f'{k} {v.num_val}' for k, v in DATASETS.items()) + ')')
+    parser.add_argument('--seed', type=_count, default=0, help='random seed (default: 0)')
+    parser.add_argument('--force', action='store_true',
+                        help='replace an existing dataset folder that has no completion marker')
+    return parser.parse_args(argv)
+
+
+def _count(text):
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f'expected a number >= 0, got {text}')
+    return value
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    out = args.out.resolve()
+    for name in dict.fromkeys(args.datasets):
+        spec = DATASETS[name]
+        counts = {'train': spec.num_train if args.num_train is None else args.num_train,
+                  'val': spec.num_val if args.num_val is None else args.num_val}
+        started = time.perf_counter()
+        outcome = write_dataset(out, name, counts, args.seed, args.force)
+        what = 'already complete, kept' if outcome == 'kept' else \
+            f'wrote in {time.perf_counter() - started:.1f} s'
+        print(f'{name:<10} {counts["train"]:>4} train + {counts["val"]:>3} val images '
+              f'(seed {args.seed}), {what}: {out / DATA_ROOTS[name]}', flush=True)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
