@@ -1,9 +1,19 @@
 """vitspec: dense prediction with Vision Transformer backbone techniques.
 
 Importing the package registers its modules in the mmseg / mmdet registries and makes
-mmengine's checkpoint loading safe (weights_only with an allow-list).
+mmengine's checkpoint loading safe (weights_only with an allow-list). ``vitspec.layers`` is
+plain PyTorch and stays importable without OpenMMLab.
 """
-from . import engine, layers  # noqa: F401  (engine first: it installs the safe loader)
-from . import models  # noqa: F401
+import warnings
+
+from . import layers  # noqa: F401
+
+try:
+    import mmdet.models  # noqa: F401
+    import mmseg.models  # noqa: F401
+except ImportError as exc:  # e.g. mmcv without compiled ops
+    warnings.warn(f'vitspec: OpenMMLab modules not registered ({exc}); run tools/install.sh')
+else:
+    from . import engine, models  # noqa: F401  (engine first: it installs the safe loader)
 
 __version__ = '0.1.0'

@@ -48,11 +48,12 @@ def fit_pos_embed(model, sd: dict) -> dict:
     return sd
 
 
-def load_state_dict_strict(model, sd: dict, source: str = 'checkpoint'):
+def load_state_dict_strict(model, sd: dict, source: str = 'checkpoint', assign: bool = False):
     """Load, raising CheckpointError listing every missing / unexpected / mis-shaped key.
 
-    Keys that the model fills itself (``model.optional_keys(missing)``) are allowed missing
-    and reported; source-only keys in IGNORED_SOURCE_KEYS are dropped and reported.
+    Keys the model can fill itself (``model.fill_missing(sd, missing)`` adds them to ``sd`` and
+    returns their names, e.g. CLS copies of specialized weights) may be missing and are
+    reported; source-only keys in IGNORED_SOURCE_KEYS are dropped and reported.
     """
     own = model.state_dict()
     dropped = sorted(k for k in sd if k not in own and IGNORED_SOURCE_KEYS.match(k))
@@ -70,15 +71,33 @@ def load_state_dict_strict(model, sd: dict, source: str = 'checkpoint'):
             if keys:
                 lines.append(f'  {title} ({len(keys)}): ' + ', '.join(keys))
         raise CheckpointError('\n'.join(lines))
-    model.load_state_dict(sd, strict=True)
+    model.load_state_dict(sd, strict=True, assign=assign)
     for title, keys in (('ignored source keys', dropped), ('initialized from shared', filled)):
         if keys:
             print_log(f'{source}: {title}: {", ".join(keys)}', logger='current')
 
 
 def load_pretrained(model, filename: str):
-    """Load a SpecViT-layout checkpoint file (see tools/convert_checkpoint.py) into ``model``."""
-    sd = unwrap_state_dict(safe_torch_load(filename))
+    """Load a SpecViT-layout checkpoint (see tools/convert_checkpoint.py) into ``model``.
+
+    ``timm:<model name>`` fetches the weights through timm's own pretrained loader (online).
+    """
+    if filename.startswith('timm:'):
+        sd = _timm_state_dict(filename[len('timm:'):])
+    else:
+        sd = unwrap_state_dict(safe_torch_load(filename))
     sd = fit_pos_embed(model, dict(sd))
     load_state_dict_strict(model, sd, source=filename)
     print_log(f'loaded pretrained weights from {filename}', logger='current')
+
+
+def _timm_state_dict(name: str) -> dict:
+    import timm
+    from .formats import convert_state_dict
+    try:
+        source = timm.create_model(name, pretrained=True, num_classes=0)
+    except Exception as exc:  # offline, unknown name, hub errors: all end the same way
+        raise CheckpointError(f'could not fetch pretrained timm weights {name!r} '
+                              f'(is this machine online?): {type(exc).__name__}: {exc}') from None
+    fmt = 'cait' if name.startswith('cait') else 'timm'
+    return convert_state_dict(source.state_dict(), fmt)

@@ -1,0 +1,39 @@
+"""Convert a DINOv2 / timm / DeiT-III / CaiT / MAE checkpoint into SpecViT's layout.
+
+    python tools/convert_checkpoint.py SRC DST --format {dinov2,timm,deit3,cait,mae}
+
+DST holds ``state_dict`` and ``meta['backbone_cfg']``, the SpecViT arguments that rebuild the
+source architecture; use them as ``dict(type='SpecViT', **backbone_cfg, out_indices=...,
+init_cfg=dict(type='Pretrained', checkpoint=DST))``.
+"""
+import argparse
+import os.path as osp
+import pprint
+import sys
+
+sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
+from vitspec.checkpoints.convert import convert_file  # noqa: E402
+from vitspec.checkpoints.formats import FORMATS  # noqa: E402
+from vitspec.engine.safe_load import CheckpointError  # noqa: E402
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('src', help='source checkpoint')
+    parser.add_argument('dst', help='converted checkpoint to write')
+    parser.add_argument('--format', required=True, choices=sorted(FORMATS))
+    parser.add_argument('--num-heads', type=int,
+                        help='attention heads (default: embed_dims / 64, or read off CaiT)')
+    args = parser.parse_args(argv)
+    try:
+        backbone_cfg = convert_file(args.src, args.dst, args.format, args.num_heads)
+    except (CheckpointError, FileNotFoundError, ValueError) as exc:
+        print(f'error: {exc}', file=sys.stderr)
+        return 1
+    print(f'wrote {args.dst}; backbone:')
+    print(pprint.pformat(dict(type='SpecViT', **backbone_cfg), sort_dicts=False))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

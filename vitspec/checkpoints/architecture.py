@@ -1,0 +1,49 @@
+"""The SpecViT keyword arguments that rebuild the architecture of a converted state dict."""
+import math
+import re
+
+from vitspec.engine.safe_load import CheckpointError
+
+HEAD_DIM = 64  # ViT, DeiT, DINOv2, MAE; CaiT uses 48 but its talking heads reveal the count
+
+
+def _count(sd: dict, prefix: str) -> int:
+    idx = {int(m.group(1)) for k in sd for m in [re.match(rf'^{prefix}\.(\d+)\.', k)] if m}
+    return max(idx) + 1 if idx else 0
+
+
+def infer_backbone_cfg(sd: dict, fmt: str, num_heads: int = None) -> dict:
+    """Read the architecture off the tensor shapes; ``num_heads`` only when not recoverable."""
+    for key in ('patch_embed.proj.weight', 'pos_embed', 'cls_token', 'blocks.0.attn.proj.weight'):
+        if key not in sd:
+            raise CheckpointError(f'not a ViT checkpoint in SpecViT layout: no {key!r}')
+    embed_dims, _, patch, _ = sd['patch_embed.proj.weight'].shape
+    num_pos = sd['pos_embed'].shape[1]
+    side = math.isqrt(num_pos)
+    pos_embed_cls = side * side != num_pos
+    if pos_embed_cls:
+        side = math.isqrt(num_pos - 1)
+        if side * side != num_pos - 1:
+            raise CheckpointError(f'pos_embed with {num_pos} rows is not a square grid')
+    if 'blocks.0.attn.proj_l.weight' in sd:
+        num_heads = sd['blocks.0.attn.proj_l.weight'].shape[0]
+    num_heads = num_heads or embed_dims // HEAD_DIM
+    cfg = dict(
+        img_size=side * patch,
+        patch_size=patch,
+        embed_dims=embed_dims,
+        num_layers=_count(sd, 'blocks'),
+        num_heads=num_heads,
+        mlp_ratio=sd['blocks.0.mlp.fc1.weight'].shape[0] / embed_dims,
+        qkv_bias='blocks.0.attn.qkv.bias' in sd,
+        num_register_tokens=sd['reg_token'].shape[1] if 'reg_token' in sd else 0,
+        pos_embed_cls=pos_embed_cls,
+        # DINOv2 without registers resampled with its 0.1 offset; everything else as timm
+        pos_embed_interp='dinov2' if fmt == 'dinov2' and 'reg_token' not in sd else 'timm',
+        layer_scale_init=1e-5 if 'blocks.0.ls1.gamma' in sd else None,
+    )
+    num_ca = _count(sd, 'blocks_token_only')
+    if num_ca:
+        cfg.update(num_class_attn_layers=num_ca,
+                   talking_heads='blocks.0.attn.proj_l.weight' in sd)
+    return cfg

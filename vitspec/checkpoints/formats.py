@@ -1,0 +1,68 @@
+"""Key layouts of the checkpoints users bring, mapped to SpecViT's (timm) parameter names.
+
+Each converter takes the unwrapped tensor dict of one source layout and returns a dict in
+SpecViT's names. Nothing else in vitspec knows about foreign keys.
+"""
+import re
+
+from vitspec.engine.safe_load import CheckpointError
+
+# Source-only parts a dense backbone never uses.
+DROPPED = re.compile(r'^(head\.|head_dist\.|decoder_|decoder\.|mask_token$|dist_token$)')
+
+
+def _renamed(sd: dict, rules) -> dict:
+    out = {}
+    for key, value in sd.items():
+        if DROPPED.match(key):
+            continue
+        for pattern, repl in rules:
+            key = re.sub(pattern, repl, key)
+        out[key] = value
+    return out
+
+
+def from_timm(sd: dict) -> dict:
+    """timm's VisionTransformer (ViT, DeiT, DeiT-III, DINOv2, AugReg, ...): already our names."""
+    return _renamed(sd, [])
+
+
+def from_dinov2(sd: dict) -> dict:
+    """facebookresearch/dinov2 (hub and training checkpoints, with or without registers)."""
+    if any('.mlp.w12.' in k for k in sd):
+        raise CheckpointError('DINOv2 ViT-g uses a SwiGLU MLP (mlp.w12 / mlp.w3), which SpecViT '
+                              'does not implement')
+    # block_chunks > 0 stores blocks as blocks.<chunk>.<index>; the index is global
+    return _renamed(sd, [(r'^blocks\.\d+\.(\d+)\.', r'blocks.\1.'),
+                         (r'^register_tokens$', 'reg_token')])
+
+
+def from_deit3(sd: dict) -> dict:
+    """facebookresearch/deit models_v2 (DeiT-III): LayerScale as gamma_1 / gamma_2."""
+    return _renamed(sd, [(r'\.gamma_1$', '.ls1.gamma'), (r'\.gamma_2$', '.ls2.gamma')])
+
+
+def from_cait(sd: dict) -> dict:
+    """facebookresearch/deit cait_models (and timm's CaiT): the same gamma names, plus the
+    class-attention blocks ``blocks_token_only`` and talking-heads ``attn.proj_l / proj_w``."""
+    return from_deit3(sd)
+
+
+def from_mae(sd: dict) -> dict:
+    """facebookresearch/mae: timm names; pre-training adds the decoder, fine-tuning with global
+    pooling replaces the final ``norm`` by ``fc_norm``, which then serves as the final norm."""
+    out = _renamed(sd, [])
+    if 'norm.weight' not in out and 'fc_norm.weight' in out:
+        out['norm.weight'] = out.pop('fc_norm.weight')
+        out['norm.bias'] = out.pop('fc_norm.bias')
+    return out
+
+
+FORMATS = dict(timm=from_timm, dinov2=from_dinov2, deit3=from_deit3, cait=from_cait,
+               mae=from_mae)
+
+
+def convert_state_dict(sd: dict, fmt: str) -> dict:
+    if fmt not in FORMATS:
+        raise ValueError(f'unknown checkpoint format {fmt!r}; choose from {", ".join(FORMATS)}')
+    return FORMATS[fmt](sd)

@@ -1,0 +1,161 @@
+"""Token-type-specialized layers ("Revisiting [CLS] and Patch Token Interaction", 2602.08626).
+
+Tokens are laid out ``[CLS | registers | patches]``; ``forward(x, num_cls)`` applies the CLS
+parameters to the first ``num_cls`` tokens and the shared (patch) parameters to the rest. The
+shared parameters keep timm's names and the CLS copies carry a ``cls_`` prefix, so a plain timm
+checkpoint fills the shared copy and only ``cls_*`` keys are missing.
+
+Each layer runs the fused op on all tokens, then overwrites the first ``num_cls`` rows with the
+CLS path computed on that slice: no extra FLOPs and no full-size concatenation. layer_norm,
+linear and mul do not save their output for backward, so the in-place overwrite is autograd-safe.
+"""
+import math
+from typing import Optional
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+# name of a CLS-copy parameter -> the shared parameter it starts from (None: its own init)
+_CLS_PARAMS = {'cls_weight': 'weight', 'cls_bias': 'bias', 'cls_gamma': 'gamma',
+               'cls_lora_a': None, 'cls_lora_b': None}
+
+
+def is_cls_key(key: str) -> bool:
+    """Whether a state-dict key names the CLS copy of a specialized layer."""
+    return key.rpartition('.')[2] in _CLS_PARAMS
+
+
+def shared_key(cls_key: str) -> Optional[str]:
+    """State-dict key of the shared parameter a CLS copy is initialized from.
+
+    ``'blocks.0.norm1.cls_weight'`` -> ``'blocks.0.norm1.weight'``; LoRA factors have their own
+    init and map to None. Raises ValueError for a key that is not a CLS copy (see ``is_cls_key``).
+    """
+    prefix, dot, name = cls_key.rpartition('.')
+    if name not in _CLS_PARAMS:
+        raise ValueError(f'{cls_key!r} is not a CLS-copy key ({", ".join(_CLS_PARAMS)})')
+    shared = _CLS_PARAMS[name]
+    return None if shared is None else prefix + dot + shared
+
+
+class _Specialized(nn.Module):
+
+    @torch.no_grad()
+    def init_cls_from_shared(self) -> None:
+        """Copy the shared parameters into the CLS copies: the layer then acts as the plain one."""
+        for name, param in self.named_parameters(recurse=False):
+            shared = _CLS_PARAMS.get(name)
+            if shared is not None:
+                param.copy_(getattr(self, shared))
+
+
+def init_cls_from_shared(module: nn.Module) -> None:
+    """``init_cls_from_shared`` on every specialized layer in ``module`` (e.g. a whole backbone)."""
+    for m in module.modules():
+        if isinstance(m, _Specialized):
+            m.init_cls_from_shared()
+
+
+class SpecializedLayerNorm(_Specialized):
+    """LayerNorm over the last dim with separate affine parameters for the CLS tokens."""
+
+    def __init__(self, dim: int, eps: float = 1e-6):
+        super().__init__()
+        self.normalized_shape = (dim,)
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(dim))
+        self.bias = nn.Parameter(torch.zeros(dim))
+        self.cls_weight = nn.Parameter(torch.ones(dim))
+        self.cls_bias = nn.Parameter(torch.zeros(dim))
+
+    def forward(self, x: torch.Tensor, num_cls: int) -> torch.Tensor:
+        out = F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+        if num_cls:
+            out[:, :num_cls] = F.layer_norm(x[:, :num_cls], self.normalized_shape,
+                                            self.cls_weight, self.cls_bias, self.eps)
+        return out
+
+    def extra_repr(self) -> str:
+        return f'{self.normalized_shape[0]}, eps={self.eps}'
+
+
+class SpecializedLayerScale(_Specialized):
+    """timm's LayerScale (``x * gamma``) with a separate ``cls_gamma`` for the CLS tokens."""
+
+    def __init__(self, dim: int, init_value: float = 1e-5):
+        super().__init__()
+        self.gamma = nn.Parameter(init_value * torch.ones(dim))
+        self.cls_gamma = nn.Parameter(init_value * torch.ones(dim))
+
+    def forward(self, x: torch.Tensor, num_cls: int) -> torch.Tensor:
+        out = x * self.gamma
+        if num_cls:
+            out[:, :num_cls] = x[:, :num_cls] * self.cls_gamma
+        return out
+
+
+class SpecializedLinear(_Specialized):
+    """Linear layer with a separate weight for the CLS tokens: full, or low-rank (LoRA).
+
+    Full: ``cls_weight``, ``cls_bias``. With ``lora_rank=r``: ``W_cls = weight + cls_lora_b @
+    cls_lora_a`` (``cls_lora_a``: (r, in), ``cls_lora_b``: (out, r), zero-initialized) and a full
+    ``cls_bias``; the CLS rows are then the fused output plus a rank-r correction, so no second
+    full-size weight is read.
+
+    With equal parameters, the LoRA form reproduces ``F.linear`` bit for bit. The full form
+    computes the CLS rows with their own (small) GEMM, which the BLAS may round differently from
+    the same rows of the all-token GEMM (about 1e-6 relative in fp32 here); the patch rows are
+    always bitwise those of ``F.linear``.
+    """
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+                 lora_rank: Optional[int] = None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.lora_rank = lora_rank
+        self.weight = nn.Parameter(torch.empty(out_features, in_features))
+        self.bias = nn.Parameter(torch.empty(out_features)) if bias else None
+        if lora_rank:
+            self.cls_lora_a = nn.Parameter(torch.empty(lora_rank, in_features))
+            self.cls_lora_b = nn.Parameter(torch.empty(out_features, lora_rank))
+        else:
+            self.cls_weight = nn.Parameter(torch.empty(out_features, in_features))
+        self.cls_bias = nn.Parameter(torch.empty(out_features)) if bias else None
+        self.reset_parameters()
+
+    @torch.no_grad()
+    def reset_parameters(self) -> None:
+        """nn.Linear's default init, drawn independently for both copies (LoRA: B = 0)."""
+        for w in (self.weight, self.cls_lora_a if self.lora_rank else self.cls_weight):
+            nn.init.kaiming_uniform_(w, a=math.sqrt(5))
+        if self.bias is not None:
+            bound = 1 / math.sqrt(self.in_features)
+            nn.init.uniform_(self.bias, -bound, bound)
+            nn.init.uniform_(self.cls_bias, -bound, bound)
+        if self.lora_rank:
+            self.init_cls_from_shared()
+
+    @torch.no_grad()
+    def init_cls_from_shared(self) -> None:
+        super().init_cls_from_shared()
+        if self.lora_rank:
+            self.cls_lora_b.zero_()
+
+    def forward(self, x: torch.Tensor, num_cls: int) -> torch.Tensor:
+        out = F.linear(x, self.weight, self.bias)
+        if not num_cls:
+            return out
+        x_cls = x[:, :num_cls]
+        if self.lora_rank:
+            # W_cls x + b_cls = (W x + b) + B (A x) + (b_cls - b): exactly zero correction at init
+            bias = None if self.bias is None else self.cls_bias - self.bias
+            out[:, :num_cls].add_(F.linear(F.linear(x_cls, self.cls_lora_a), self.cls_lora_b, bias))
+        else:
+            out[:, :num_cls] = F.linear(x_cls, self.cls_weight, self.cls_bias)
+        return out
+
+    def extra_repr(self) -> str:
+        return (f'in_features={self.in_features}, out_features={self.out_features}, '
+                f'bias={self.bias is not None}, lora_rank={self.lora_rank}')
