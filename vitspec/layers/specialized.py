@@ -127,7 +127,7 @@ class SpecializedLinear(_Specialized):
 
     @torch.no_grad()
     def reset_parameters(self) -> None:
-        """nn.Linear's default init, drawn independently for both copies (LoRA: B = 0)."""
+        """nn.Linear's default init for both copies (LoRA: B = 0 and cls_bias = bias)."""
         for w in (self.weight, self.cls_lora_a if self.lora_rank else self.cls_weight):
             nn.init.kaiming_uniform_(w, a=math.sqrt(5))
         if self.bias is not None:

@@ -1,0 +1,219 @@
+import pytest
+import timm
+import torch
+import torch.nn.functional as F
+from timm.layers import LayerScale
+from torch import nn
+
+from vitspec.layers.specialized import (SpecializedLayerNorm, SpecializedLayerScale,
+                                        SpecializedLinear, init_cls_from_shared, is_cls_key,
+                                        shared_key)
+
+B, T, D, OUT = 2, 7, 16, 24
+KINDS = ['norm', 'linear', 'lora', 'scale']
+
+
+def randomize(module):
+    with torch.no_grad():  # distinct, non-trivial values for every parameter
+        for p in module.parameters():
+            p.copy_(torch.randn_like(p) * 0.5)
+    return module
+
+
+def make(kind, lora_rank=4):
+    torch.manual_seed(0)
+    return randomize({
+        'norm': lambda: SpecializedLayerNorm(D),
+        'linear': lambda: SpecializedLinear(D, OUT),
+        'lora': lambda: SpecializedLinear(D, OUT, lora_rank=lora_rank),
+        'scale': lambda: SpecializedLayerScale(D, 0.1),
+    }[kind]())
+
+
+def plain(m, prefix=''):
+    """The plain torch / timm layer holding a copy of m's shared (or ``cls_``) parameters."""
+    if isinstance(m, SpecializedLayerNorm):
+        layer = nn.LayerNorm(D, eps=m.eps)
+    elif isinstance(m, SpecializedLayerScale):
+        layer = LayerScale(D)
+    else:
+        layer = nn.Linear(D, OUT)
+    layer.load_state_dict({n: getattr(m, prefix + n).detach() for n, _ in layer.named_parameters()})
+    return layer
+
+
+def reference(m, num_cls):
+    """Separate plain layers on the two token groups: (forward, {name in m: reference leaf})."""
+    pat = plain(m)
+    leaves = dict(pat.named_parameters())
+    if getattr(m, 'lora_rank', None):
+        a, b, bias = (getattr(m, n).detach().clone().requires_grad_()
+                      for n in ('cls_lora_a', 'cls_lora_b', 'cls_bias'))
+        leaves.update(cls_lora_a=a, cls_lora_b=b, cls_bias=bias)
+
+        def cls_layer(x):
+            return F.linear(x, pat.weight + b @ a, bias)
+    else:
+        cls_layer = plain(m, 'cls_')
+        leaves.update({'cls_' + n: p for n, p in cls_layer.named_parameters()})
+
+    def forward(x):
+        return torch.cat([cls_layer(x[:, :num_cls]), pat(x[:, num_cls:])], dim=1)
+    return forward, leaves
+
+
+@pytest.mark.parametrize('num_cls', [1, 3])
+@pytest.mark.parametrize('kind', KINDS)
+def test_matches_separate_layers(kind, num_cls):
+    m = make(kind)
+    x = torch.randn(B, T, D)
+    forward, _ = reference(m, num_cls)
+    with torch.no_grad():
+        out = m(x, num_cls)
+        torch.testing.assert_close(out, forward(x))
+        # the patch rows come from the fused op on all tokens, bit for bit
+        assert torch.equal(out[:, num_cls:], plain(m)(x)[:, num_cls:])
+        assert torch.equal(m(x, 0), plain(m)(x))
+
+
+def exact_cases():
+    return [(kind, num_cls, mode) for kind in ('norm', 'lora', 'lora_at_init', 'scale')
+            for num_cls in (1, 3) for mode in ('grad', 'no_grad', 'bf16')]
+
+
+def run(m, layer, x, num_cls, mode):
+    with torch.set_grad_enabled(mode == 'grad'), \
+            torch.autocast('cpu', dtype=torch.bfloat16, enabled=mode == 'bf16'):
+        return m(x, num_cls), layer(x)
+
+
+@pytest.mark.parametrize('kind, num_cls, mode', exact_cases())
+def test_equal_parameters_give_the_plain_output_exactly(kind, num_cls, mode):
+    if kind == 'lora_at_init':
+        torch.manual_seed(0)
+        m = SpecializedLinear(D, OUT, lora_rank=4)
+    else:
+        m = make(kind)
+        init_cls_from_shared(m)
+    if kind.startswith('lora'):
+        assert not m.cls_lora_b.any() and m.cls_lora_a.abs().min() > 0
+    out, expected = run(m, plain(m), torch.randn(B, T, D), num_cls, mode)
+    assert out.dtype == expected.dtype
+    assert torch.equal(out, expected)
+
+
+@pytest.mark.parametrize('mode', ['grad', 'no_grad', 'bf16'])
+def test_equal_parameters_full_linear(mode):
+    # a separate GEMM on the CLS rows may round differently from the all-token GEMM (see the
+    # SpecializedLinear docstring): only the patch rows are bitwise equal
+    m = make('linear')
+    init_cls_from_shared(m)
+    out, expected = run(m, plain(m), torch.randn(B, T, D), 1, mode)
+    assert out.dtype == expected.dtype
+    assert torch.equal(out[:, 1:], expected[:, 1:])
+    torch.testing.assert_close(out, expected)
+
+
+@pytest.mark.parametrize('num_cls', [1, 3])
+@pytest.mark.parametrize('kind', KINDS)
+def test_gradients_match_separate_layers(kind, num_cls):
+    m = make(kind)  # LoRA with B != 0, so that every factor gets a gradient
+    forward, leaves = reference(m, num_cls)
+    x = torch.randn(B, T, D, requires_grad=True)
+    x_ref = x.detach().clone().requires_grad_()
+    grad_out = torch.randn(B, T, OUT if kind in ('linear', 'lora') else D)
+    (m(x, num_cls) * grad_out).sum().backward()
+    (forward(x_ref) * grad_out).sum().backward()
+    torch.testing.assert_close(x.grad, x_ref.grad)
+    assert set(leaves) == {n for n, _ in m.named_parameters()}
+    for name, p in m.named_parameters():
+        assert p.grad is not None and p.grad.abs().sum() > 0, name
+        torch.testing.assert_close(p.grad, leaves[name].grad, msg=name)
+
+
+@pytest.mark.parametrize('kind', KINDS)
+def test_bf16_autocast_backward(kind):
+    m = make(kind)
+    x = torch.randn(B, T, D, requires_grad=True)
+    with torch.autocast('cpu', dtype=torch.bfloat16):
+        out = m(x, 1)
+    out.float().square().sum().backward()
+    expected = m(x.detach(), 1).detach()
+    torch.testing.assert_close(out.float(), expected, atol=0.1, rtol=0.05)
+    assert all(p.grad is not None and torch.isfinite(p.grad).all() for p in m.parameters())
+
+
+def cls_params(m):
+    return sum(p.numel() for n, p in m.named_parameters() if n.startswith('cls_'))
+
+
+def test_lora_parameter_overhead_at_vit_b():
+    dim = 768
+    with torch.device('meta'):
+        vit_b = timm.create_model('vit_base_patch16_224', num_classes=0)
+        lora8, lora64 = (SpecializedLinear(dim, 3 * dim, lora_rank=r) for r in (8, 64))
+        full = SpecializedLinear(dim, 3 * dim)
+        norm, scale = SpecializedLayerNorm(dim), SpecializedLayerScale(dim, 1e-5)
+    base = sum(p.numel() for p in vit_b.parameters())
+    assert round(base / 1e6) == 86
+    # r (in + out) for the factors, plus the full CLS bias
+    assert cls_params(lora8) == 8 * (dim + 3 * dim) + 3 * dim == 26880
+    # rank 8 on qkv of the first 4 of 12 blocks: 0.125 %; rank 64 still under 1 %
+    assert 4 * cls_params(lora8) / base < 0.0013
+    assert 4 * cls_params(lora64) / base < 0.01
+    # with norm1, norm2, ls1, ls2 of all 12 blocks and the final norm: 0.19 %
+    total = 4 * cls_params(lora8) + 25 * cls_params(norm) + 24 * cls_params(scale)
+    assert total / base < 0.002
+    # full copies instead (methods.md §1.6): +7.09 M = 8.3 %
+    assert round(4 * cls_params(full) / 1e6, 2) == 7.09
+    assert round(100 * 4 * cls_params(full) / base, 1) == 8.3
+
+
+def test_shared_key():
+    assert shared_key('blocks.0.norm1.cls_weight') == 'blocks.0.norm1.weight'
+    assert shared_key('blocks.0.norm1.cls_bias') == 'blocks.0.norm1.bias'
+    assert shared_key('blocks.3.attn.qkv.cls_weight') == 'blocks.3.attn.qkv.weight'
+    assert shared_key('blocks.3.attn.qkv.cls_bias') == 'blocks.3.attn.qkv.bias'
+    assert shared_key('blocks.11.ls2.cls_gamma') == 'blocks.11.ls2.gamma'
+    assert shared_key('norm.cls_weight') == 'norm.weight'
+    assert shared_key('cls_gamma') == 'gamma'
+    assert shared_key('blocks.0.attn.qkv.cls_lora_a') is None
+    assert shared_key('blocks.0.attn.qkv.cls_lora_b') is None
+    for key in ('cls_token', 'blocks.0.norm1.weight', 'blocks.0.attn.qkv.bias'):
+        assert not is_cls_key(key)
+        with pytest.raises(ValueError, match='not a CLS-copy key'):
+            shared_key(key)
+
+
+def test_plain_checkpoint_fills_the_shared_copies():
+    spec = nn.ModuleDict(dict(
+        norm1=SpecializedLayerNorm(D), qkv=SpecializedLinear(D, OUT),
+        proj=SpecializedLinear(D, OUT, lora_rank=2), ls1=SpecializedLayerScale(D, 0.1)))
+    ref = randomize(nn.ModuleDict(dict(
+        norm1=nn.LayerNorm(D, eps=1e-6), qkv=nn.Linear(D, OUT), proj=nn.Linear(D, OUT),
+        ls1=LayerScale(D, 0.1))))
+    ckpt = ref.state_dict()
+    missing, unexpected = spec.load_state_dict(ckpt, strict=False)
+    assert unexpected == []
+    assert sorted(missing) == sorted(k for k in spec.state_dict() if is_cls_key(k))
+    assert {k for k in missing if shared_key(k) is None} == {'proj.cls_lora_a', 'proj.cls_lora_b'}
+    spec.load_state_dict({k: ckpt[shared_key(k)] for k in missing if shared_key(k)},
+                         strict=False)
+    by_function = {k: v.clone() for k, v in spec.state_dict().items()}
+    init_cls_from_shared(spec)
+    assert all(torch.equal(by_function[k], v) for k, v in spec.state_dict().items())
+
+    x = torch.randn(B, T, D)
+    with torch.no_grad():
+        for name in ('norm1', 'proj', 'ls1'):
+            assert torch.equal(spec[name](x, 1), ref[name](x)), name
+        torch.testing.assert_close(spec['qkv'](x, 1), ref['qkv'](x))
+
+
+def test_no_bias_and_repr():
+    m = randomize(SpecializedLinear(D, OUT, bias=False, lora_rank=2))
+    assert {n for n, _ in m.named_parameters()} == {'weight', 'cls_lora_a', 'cls_lora_b'}
+    init_cls_from_shared(m)
+    x = torch.randn(B, T, D)
+    assert torch.equal(m(x, 1), F.linear(x, m.weight))
+    assert 'lora_rank=2' in repr(m) and 'eps=1e-06' in repr(SpecializedLayerNorm(D))
