@@ -54,7 +54,13 @@ def demo(tmp_path_factory):
 
 
 def read(path):
-    return np.array(Image.open(path))
+    with Image.open(path) as image:
+        return np.array(image)
+
+
+def image_mode(path):
+    with Image.open(path) as image:
+        return image.mode
 
 
 def files(folder, pattern='*'):
@@ -86,8 +92,8 @@ def test_ade20k_layout_and_labels(demo):
         assert [p.stem for p in images] == [p.stem for p in labels]
         for image, label in zip(images, labels):
             assert re.fullmatch(prefix + r'_\d{8}\.jpg', image.name)
-            assert Image.open(image).mode == 'RGB'
-            assert Image.open(label).mode in ('L', 'P')
+            assert image_mode(image) == 'RGB'
+            assert image_mode(label) in ('L', 'P')
             values = read(label)
             assert values.shape == image_size(image)
             assert values.max() <= 150
@@ -205,7 +211,7 @@ def test_nyu_layout_and_depth(demo):
         assert [p.stem for p in images] == [p.stem for p in depths]
         for image, depth_path in zip(images, depths):
             assert re.fullmatch(r'[a-z_]+_\d{4}[a-z]?_\d{5}\.jpg', image.name)
-            assert Image.open(depth_path).mode == 'I;16'
+            assert image_mode(depth_path) == 'I;16'
             depth = read(depth_path)
             assert depth.dtype == np.uint16
             height, width = image_size(image)
@@ -230,7 +236,7 @@ def test_kitti_split_files_point_at_existing_files(demo):
             drive, frame = image.split('/')[1], image.split('/')[-1]
             assert depth.split('/')[1] == drive and depth.endswith(frame)
             assert (base / 'raw' / image).is_file()
-            assert Image.open(base / 'data_depth_annotated' / depth).mode == 'I;16'
+            assert image_mode(base / 'data_depth_annotated' / depth) == 'I;16'
             values = read(base / 'data_depth_annotated' / depth)
             assert values.shape == image_size(base / 'raw' / image)
             assert values.max() <= 80 * 256
