@@ -1,34 +1,10 @@
-import os
-import socket
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-REALDATA = ROOT.parent / 'shared' / 'realdata'
-sys.path.insert(0, str(ROOT))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
-
-
-def run_tool(args, timeout=900, env=None, check=True):
-    """Run a repo tool (a path under tools/) as a user would, returning the completed process."""
-    full_env = dict(os.environ, PORT=str(free_port()), PYTHON=sys.executable, **(env or {}))
-    cmd = [str(ROOT / args[0]), *map(str, args[1:])]
-    if cmd[0].endswith('.py'):
-        cmd.insert(0, sys.executable)
-    proc = subprocess.run(cmd, cwd=ROOT, env=full_env, capture_output=True, text=True,
-                          timeout=timeout)
-    if check and proc.returncode != 0:
-        raise AssertionError(f'{" ".join(cmd)} failed ({proc.returncode}):\n'
-                             f'{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}')
-    return proc
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.utils import REALDATA  # noqa: E402
 
 
 @pytest.fixture(scope='session')

@@ -8,7 +8,7 @@ import pytest
 import torch
 from PIL import Image
 
-from conftest import run_tool
+from tests.utils import run_tool
 
 CONFIG = 'configs/demo/fcn_specvit-tiny-p8_2xb8-600it_demo-ade20k-128x128.py'
 

@@ -50,11 +50,16 @@ def safe_torch_load(filename: str, map_location='cpu'):
         with torch.serialization.safe_globals(ALLOWED_GLOBALS):
             return torch.load(filename, map_location=map_location, weights_only=True)
     except pickle.UnpicklingError as exc:
-        raise CheckpointError(_refusal_message(filename, exc)) from None
-    except (RuntimeError, EOFError, zipfile.BadZipFile, OSError) as exc:
-        raise CheckpointError(
-            f'{filename} is not a readable PyTorch checkpoint (truncated or corrupt?): {exc}'
-        ) from None
+        if zipfile.is_zipfile(filename):  # a well-formed checkpoint asking for more globals
+            raise CheckpointError(_refusal_message(filename, exc)) from None
+        raise _unreadable(filename, exc) from None
+    except Exception as exc:  # garbage makes the unpickler fail in many ways
+        raise _unreadable(filename, exc) from None
+
+
+def _unreadable(filename, exc):
+    return CheckpointError(f'{filename} is not a readable PyTorch checkpoint (truncated or '
+                           f'corrupt?): {type(exc).__name__}: {exc}')
 
 
 def _refusal_message(filename, exc):

@@ -2,25 +2,38 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .specialized import SpecializedLinear
+
 
 class Attention(nn.Module):
-    """Multi-head self-attention over all tokens with fused SDPA (timm parameter names)."""
+    """Multi-head self-attention over all tokens with fused SDPA (timm parameter names).
+
+    ``qkv`` may be a SpecializedLinear (separate CLS weights); the attention itself is always
+    one joint attention over [CLS, registers, patches].
+    """
 
     def __init__(self, dim: int, num_heads: int, qkv_bias: bool = True, head_dim: int = None,
-                 attn_drop: float = 0.0, proj_drop: float = 0.0):
+                 attn_drop: float = 0.0, proj_drop: float = 0.0, specialized_qkv: bool = False,
+                 lora_rank: int = None):
         super().__init__()
         self.num_heads = num_heads
         self.head_dim = head_dim or dim // num_heads
         inner = self.num_heads * self.head_dim
-        self.qkv = nn.Linear(dim, 3 * inner, bias=qkv_bias)
+        self.qkv = (SpecializedLinear(dim, 3 * inner, bias=qkv_bias, lora_rank=lora_rank)
+                    if specialized_qkv else nn.Linear(dim, 3 * inner, bias=qkv_bias))
         self.attn_drop = attn_drop
         self.proj = nn.Linear(inner, dim)
         self.proj_drop = nn.Dropout(proj_drop)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def _qkv(self, x: torch.Tensor, num_cls: int):
         B, N, _ = x.shape
-        qkv = self.qkv(x).reshape(B, N, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4)
-        q, k, v = qkv.unbind(0)
+        qkv = self.qkv(x, num_cls) if isinstance(self.qkv, SpecializedLinear) else self.qkv(x)
+        qkv = qkv.reshape(B, N, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4)
+        return qkv.unbind(0)
+
+    def forward(self, x: torch.Tensor, num_cls: int = 1) -> torch.Tensor:
+        B, N, _ = x.shape
+        q, k, v = self._qkv(x, num_cls)
         x = F.scaled_dot_product_attention(
             q, k, v, dropout_p=self.attn_drop if self.training else 0.0)
         x = x.transpose(1, 2).reshape(B, N, -1)

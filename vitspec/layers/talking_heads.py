@@ -18,18 +18,15 @@ class TalkingHeadAttention(Attention):
     Same signature and parameters as `Attention` plus proj_l / proj_w.
     """
 
-    def __init__(self, dim: int, num_heads: int, qkv_bias: bool = True, head_dim: int = None,
-                 attn_drop: float = 0.0, proj_drop: float = 0.0):
-        super().__init__(dim, num_heads, qkv_bias=qkv_bias, head_dim=head_dim,
-                         attn_drop=attn_drop, proj_drop=proj_drop)
+    def __init__(self, dim: int, num_heads: int, qkv_bias: bool = True, **kwargs):
+        super().__init__(dim, num_heads, qkv_bias, **kwargs)
         self.scale = self.head_dim ** -0.5
         self.proj_l = nn.Linear(num_heads, num_heads)
         self.proj_w = nn.Linear(num_heads, num_heads)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, num_cls: int = 1) -> torch.Tensor:
         B, N, _ = x.shape
-        qkv = self.qkv(x).reshape(B, N, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4)
-        q, k, v = qkv.unbind(0)
+        q, k, v = self._qkv(x, num_cls)
         attn = (q * self.scale) @ k.transpose(-2, -1)
         attn = _mix_heads(attn, self.proj_l).softmax(dim=-1)
         attn = F.dropout(_mix_heads(attn, self.proj_w), self.attn_drop, self.training)

@@ -10,7 +10,34 @@ from torch.utils.checkpoint import checkpoint
 
 from vitspec.layers import Block, PatchEmbed, resample_pos_embed
 from vitspec.layers.block import LayerNorm
+from vitspec.layers.class_attention import ClassAttentionBlock
+from vitspec.layers.layer_scaling import layerwise_widths
+from vitspec.layers.specialized import SpecializedLinear, is_cls_key, shared_key
+from vitspec.layers.token_graying import TokenGraying
 from ..registry import register_backbone
+from .options import merge_options, unknown_key_error
+
+SPECIALIZE = dict(norm=True, layer_scale=True, blocks='all', qkv_blocks='first_third',
+                  lora_rank=None, registers='patch')
+LAYERWISE_SCALING = dict(alpha=(0.5, 1.0), beta=(0.5, 4.0), head_dim=64, ffn_divisor=64)
+TOKEN_GRAYING = dict(mode='dct', eps=None)
+
+
+def block_set(spec, num_layers: int, owner: str) -> set:
+    """Block indices from 'all' | 'first_third' | 'first_half' | an int n (first n) | a list."""
+    named = dict(all=num_layers, first_third=num_layers // 3, first_half=num_layers // 2)
+    if spec is None:
+        return set()
+    if isinstance(spec, str):
+        if spec not in named:
+            raise ValueError(f'{owner}: {spec!r} is not one of {", ".join(named)}, an int or a list')
+        return set(range(named[spec]))
+    if isinstance(spec, int):
+        return set(range(spec))
+    blocks = {i % num_layers for i in spec}
+    if any(not -num_layers <= i < num_layers for i in spec):
+        raise ValueError(f'{owner}: block indices {list(spec)} out of range for {num_layers}')
+    return blocks
 
 
 @register_backbone
@@ -19,8 +46,22 @@ class SpecViT(BaseModule):
 
     Tokens are laid out ``[CLS | registers | patches]``. The learned position embedding covers
     the patch grid of ``img_size`` (plus the CLS slot when ``pos_embed_cls``) and is resampled
-    to every input size that is a multiple of ``patch_size``. Returns a tuple of NCHW
-    patch-token maps, one per ``out_indices`` entry (0-based block indices).
+    to every input size that is a multiple of ``patch_size`` (``pos_embed_interp``: 'timm' or
+    the original 'dinov2' rule). Returns a tuple of NCHW patch-token maps, one per entry of
+    ``out_indices`` (0-based block indices), normalized by the final norm if ``final_norm``.
+
+    Techniques (all off by default):
+      layer_scale_init: LayerScale on both residual branches (CaiT).
+      num_class_attn_layers, talking_heads: CaiT. The self-attention stage sees only the
+        patches; the class-attention blocks ``blocks_token_only`` update the CLS token alone.
+        Dense outputs come from the self-attention stage, so those blocks are frozen here.
+      layerwise_scaling: dict(alpha, beta, head_dim, ffn_divisor): OpenELM per-block heads
+        and MLP widths, residual width constant.
+      token_graying: dict(mode='dct'|'svd', eps): conditions the image before patch embedding.
+      specialize: dict(norm, layer_scale, blocks, qkv_blocks, lora_rank, registers): separate
+        CLS parameters for norm1/norm2 (and ls1/ls2) in ``blocks`` and for attn.qkv in
+        ``qkv_blocks`` (full, or low-rank with ``lora_rank``); registers go with the 'patch'
+        or the 'cls' group. One joint attention, shared proj and MLP: no extra FLOPs.
     """
 
     def __init__(self,
@@ -36,12 +77,20 @@ class SpecViT(BaseModule):
                  pos_embed_cls: bool = True,
                  pos_embed_interp: str = 'timm',
                  layer_scale_init: float = None,
+                 num_class_attn_layers: int = 0,
+                 talking_heads: bool = False,
+                 layerwise_scaling: dict = None,
+                 token_graying: dict = None,
+                 specialize: dict = None,
                  out_indices: Union[int, Sequence[int]] = -1,
                  final_norm: bool = True,
                  drop_path_rate: float = 0.0,
                  with_cp: bool = False,
                  frozen_stages: int = -1,
-                 init_cfg=None):
+                 init_cfg=None,
+                 **unknown):
+        if unknown:
+            raise unknown_key_error('SpecViT', next(iter(unknown)), _init_args(type(self)))
         super().__init__(init_cfg=init_cfg)
         img_size = (img_size, img_size) if isinstance(img_size, int) else tuple(img_size)
         self.patch_size = patch_size
@@ -49,7 +98,8 @@ class SpecViT(BaseModule):
         self.num_layers = num_layers
         self.grid_size = (img_size[0] // patch_size, img_size[1] // patch_size)
         self.num_register_tokens = num_register_tokens
-        self.num_prefix_tokens = 1 + num_register_tokens
+        self.class_attn = num_class_attn_layers > 0
+        self.num_prefix_tokens = 0 if self.class_attn else 1 + num_register_tokens
         self.pos_embed_cls = pos_embed_cls
         self.pos_embed_interp = pos_embed_interp
         self.final_norm = final_norm
@@ -58,19 +108,56 @@ class SpecViT(BaseModule):
         out_indices = [out_indices] if isinstance(out_indices, int) else list(out_indices)
         self.out_indices = [i % num_layers for i in out_indices]
 
+        spec = (None if specialize in (None, False) else
+                merge_options('SpecViT specialize', specialize, SPECIALIZE))
+        if self.class_attn and (spec or num_register_tokens or pos_embed_cls):
+            raise ValueError('class-attention layers (CaiT) keep the CLS token out of the '
+                             'self-attention stage: use them with pos_embed_cls=False, without '
+                             'registers and without specialize')
+        self.num_cls = 0 if self.class_attn else 1
+        if spec and spec['registers'] == 'cls':
+            self.num_cls += num_register_tokens
+        elif spec and spec['registers'] != 'patch':
+            raise ValueError(f"specialize.registers must be 'patch' or 'cls', "
+                             f"got {spec['registers']!r}")
+
+        if token_graying:
+            tg = merge_options('SpecViT token_graying', token_graying, TOKEN_GRAYING)
+            self.token_graying = TokenGraying(patch_size, tg['mode'], eps=tg['eps'])
+        else:
+            self.token_graying = None
         self.patch_embed = PatchEmbed(patch_size, in_channels, embed_dims)
         self.cls_token = nn.Parameter(torch.zeros(1, 1, embed_dims))
         self.reg_token = (nn.Parameter(torch.zeros(1, num_register_tokens, embed_dims))
                           if num_register_tokens else None)
         num_pos = self.grid_size[0] * self.grid_size[1] + int(pos_embed_cls)
         self.pos_embed = nn.Parameter(torch.zeros(1, num_pos, embed_dims))
-        dpr = torch.linspace(0, drop_path_rate, num_layers).tolist()
+
+        head_dim = None
+        widths = [(num_heads, int(embed_dims * mlp_ratio))] * num_layers
+        if layerwise_scaling:
+            ls = merge_options('SpecViT layerwise_scaling', layerwise_scaling, LAYERWISE_SCALING)
+            head_dim = ls['head_dim']
+            widths = layerwise_widths(num_layers, embed_dims, head_dim, ls['alpha'], ls['beta'],
+                                      ffn_divisor=ls['ffn_divisor'])
+        spec_blocks = block_set(spec['blocks'], num_layers, 'specialize.blocks') if spec else ()
+        qkv_blocks = block_set(spec['qkv_blocks'], num_layers, 'specialize.qkv_blocks') \
+            if spec else ()
+        dpr = [drop_path_rate * i / max(num_layers - 1, 1) for i in range(num_layers)]
         self.blocks = nn.ModuleList([
-            Block(embed_dims, num_heads, int(embed_dims * mlp_ratio), qkv_bias=qkv_bias,
-                  layer_scale_init=layer_scale_init, drop_path=dpr[i])
-            for i in range(num_layers)
+            Block(embed_dims, heads, hidden, qkv_bias=qkv_bias, layer_scale_init=layer_scale_init,
+                  drop_path=dpr[i], head_dim=head_dim, talking_heads=talking_heads,
+                  spec_norm=i in spec_blocks and spec['norm'],
+                  spec_layer_scale=i in spec_blocks and spec['layer_scale'] and layer_scale_init,
+                  spec_qkv=i in qkv_blocks, lora_rank=spec and spec['lora_rank'])
+            for i, (heads, hidden) in enumerate(widths)
         ])
+        self.blocks_token_only = nn.ModuleList([
+            ClassAttentionBlock(embed_dims, num_heads, mlp_ratio, qkv_bias, layer_scale_init)
+            for _ in range(num_class_attn_layers)
+        ]) if self.class_attn else None
         self.norm = LayerNorm(embed_dims)
+        self._freeze_stages()  # before any DDP wrapper records which parameters train
 
     def init_weights(self):
         if self.init_cfg is not None and self.init_cfg.get('type') == 'Pretrained':
@@ -83,41 +170,91 @@ class SpecViT(BaseModule):
         if self.reg_token is not None:
             nn.init.normal_(self.reg_token, std=1e-6)
         for m in self.modules():
-            if isinstance(m, nn.Linear):
-                trunc_normal_(m.weight, std=0.02)
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
+            if isinstance(m, (nn.Linear, SpecializedLinear)):
+                for name, p in m.named_parameters(recurse=False):
+                    if name in ('weight', 'cls_weight', 'cls_lora_a'):
+                        trunc_normal_(p, std=0.02)
+                    elif name in ('bias', 'cls_bias', 'cls_lora_b'):
+                        nn.init.zeros_(p)
         super().init_weights()
+
+    def fill_missing(self, sd: dict, missing) -> list:
+        """Missing CLS copies of specialized weights start from the shared (patch) weights;
+        LoRA factors keep their own init (B = 0). Returns the keys added to ``sd``."""
+        own = self.state_dict()
+        filled = []
+        for key in missing:
+            if not is_cls_key(key):
+                continue
+            src = shared_key(key)
+            if src is None:
+                sd[key] = own[key]
+            elif src in sd:
+                sd[key] = sd[src].clone()
+            else:
+                continue
+            filled.append(key)
+        return filled
+
+    def get_layer_depth(self, param_name: str, prefix: str = ''):
+        """(depth of the parameter, number of depths) for layer-wise lr decay: 0 for the
+        embeddings, i + 1 for block i, then the class-attention blocks, the last for the rest."""
+        num_ca = len(self.blocks_token_only) if self.class_attn else 0
+        total = self.num_layers + num_ca + 2
+        if not param_name.startswith(prefix):
+            return total - 1, total
+        name = param_name[len(prefix):]
+        if name.startswith(('patch_embed', 'cls_token', 'reg_token', 'pos_embed')):
+            return 0, total
+        if name.startswith('blocks.'):
+            return int(name.split('.')[1]) + 1, total
+        if name.startswith('blocks_token_only.'):
+            return self.num_layers + 1 + int(name.split('.')[1]), total
+        return total - 1, total
 
     def _embed(self, x: torch.Tensor):
         x, hw = self.patch_embed(x)
-        num_prefix = int(self.pos_embed_cls)
-        pos = resample_pos_embed(self.pos_embed, hw, self.grid_size, num_prefix,
+        num_pos_prefix = int(self.pos_embed_cls)
+        pos = resample_pos_embed(self.pos_embed, hw, self.grid_size, num_pos_prefix,
                                  self.pos_embed_interp)
+        x = x + pos[:, num_pos_prefix:]
+        if self.class_attn:  # CaiT: the self-attention stage sees the patches only
+            return x, hw
         cls = self.cls_token.expand(x.shape[0], -1, -1)
         if self.pos_embed_cls:
             cls = cls + pos[:, :1]
-        tokens = [cls, x + pos[:, num_prefix:]]
+        tokens = [cls, x]
         if self.reg_token is not None:  # registers carry no position embedding
             tokens.insert(1, self.reg_token.expand(x.shape[0], -1, -1))
         return torch.cat(tokens, dim=1), hw
 
     def forward(self, x: torch.Tensor):
         B = x.shape[0]
+        if self.token_graying is not None:
+            x = self.token_graying(x)
         x, (h, w) = self._embed(x)
         outs = []
         for i, blk in enumerate(self.blocks):
             if self.with_cp and x.requires_grad:
-                x = checkpoint(blk, x, use_reentrant=False)
+                x = checkpoint(blk, x, self.num_cls, use_reentrant=False)
             else:
-                x = blk(x)
+                x = blk(x, self.num_cls)
             if i in self.out_indices:
                 y = self.norm(x) if self.final_norm else x
                 y = y[:, self.num_prefix_tokens:]
                 outs.append(y.transpose(1, 2).reshape(B, -1, h, w))
         return tuple(outs)
 
+    def forward_cls(self, patches: torch.Tensor) -> torch.Tensor:
+        """CaiT: the CLS token after the class-attention blocks, from the final patch tokens."""
+        cls = self.cls_token.expand(patches.shape[0], -1, -1)
+        for blk in self.blocks_token_only:
+            cls = blk(patches, cls)
+        return self.norm(torch.cat([cls, patches], dim=1))[:, 0]
+
     def _freeze_stages(self):
+        if self.class_attn:  # no dense loss reaches them (see the class docstring)
+            self.blocks_token_only.requires_grad_(False)
         if self.frozen_stages < 0:
             return
         frozen = [self.patch_embed, *self.blocks[:self.frozen_stages]]
@@ -125,12 +262,18 @@ class SpecViT(BaseModule):
             frozen.append(self.norm)
         for m in frozen:
             m.eval()
-        params = [p for m in frozen for p in m.parameters()]
-        params += [p for p in (self.cls_token, self.reg_token, self.pos_embed) if p is not None]
-        for p in params:
-            p.requires_grad = False
+            m.requires_grad_(False)
+        for p in (self.cls_token, self.reg_token, self.pos_embed):
+            if p is not None:
+                p.requires_grad = False
 
     def train(self, mode: bool = True):
         super().train(mode)
         self._freeze_stages()
         return self
+
+
+def _init_args(cls):
+    import inspect
+    params = inspect.signature(cls.__init__).parameters
+    return [n for n, p in params.items() if n != 'self' and p.kind == p.POSITIONAL_OR_KEYWORD]

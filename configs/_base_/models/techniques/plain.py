@@ -1,0 +1,2 @@
+# No technique beyond what the backbone file sets: the baseline.
+technique = dict()

@@ -1,0 +1,36 @@
+"""Every backbone and technique fragment in configs/_base_/models builds a SpecViT."""
+import itertools
+
+import pytest
+import torch
+from mmengine.config import Config
+
+from tests.utils import ROOT
+from vitspec.models import SpecViT
+
+MODELS = ROOT / 'configs' / '_base_' / 'models'
+BACKBONES = sorted((MODELS / 'backbones').glob('*.py'))
+TECHNIQUES = sorted((MODELS / 'techniques').glob('*.py'))
+# CaiT keeps CLS out of the self-attention stage: nothing to specialize or add registers to.
+INCOMPATIBLE = {('cait-xxs24', t) for t in ('specialized', 'specialized_lora', 'registers')}
+
+
+@pytest.mark.parametrize('backbone, technique', [
+    (b, t) for b, t in itertools.product(BACKBONES, TECHNIQUES)
+    if (b.stem, t.stem) not in INCOMPATIBLE], ids=lambda p: p.stem)
+def test_fragment_builds(backbone, technique):
+    cfg = dict(Config.fromfile(backbone).backbone)
+    cfg.update(Config.fromfile(technique).technique)
+    assert cfg.pop('type') == 'SpecViT'
+    with torch.device('meta'):
+        model = SpecViT(**cfg)
+    assert len(model.blocks) == cfg['num_layers']
+
+
+@pytest.mark.parametrize('technique', ['specialized', 'registers'])
+def test_incompatible_combination_is_refused(technique):
+    cfg = dict(Config.fromfile(MODELS / 'backbones' / 'cait-xxs24.py').backbone)
+    cfg.update(Config.fromfile(MODELS / 'techniques' / f'{technique}.py').technique)
+    cfg.pop('type')
+    with pytest.raises(ValueError, match='class-attention layers'):
+        SpecViT(**cfg)
