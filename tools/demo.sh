@@ -4,7 +4,7 @@
 #   NPROC (2) processes; WORK_DIR (work_dirs/demo); DEMO_DATA (data/demo)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-CONFIG=configs/demo/fcn_specvit-tiny-p8_2xb8-600it_demo-ade20k-128x128.py
+CONFIG=configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py
 NPROC=${NPROC:-2}
 WORK_DIR=${WORK_DIR:-work_dirs/demo}
 DEMO_DATA=${DEMO_DATA:-data/demo}

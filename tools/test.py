@@ -48,8 +48,18 @@ def main(argv=None):
     runner = build_runner(cfg)
     metrics = runner.test()
     if runner.rank == 0:
-        print('vitspec-metrics ' + json.dumps({k: float(v) for k, v in metrics.items()
-                                               if isinstance(v, (int, float))}), flush=True)
+        print('vitspec-metrics ' + json.dumps(scalar_metrics(metrics)), flush=True)
+
+
+def scalar_metrics(metrics: dict) -> dict:
+    """The numeric entries (Python or numpy scalars) of a metrics dict, as floats."""
+    out = {}
+    for key, value in metrics.items():
+        try:
+            out[key] = float(value)
+        except (TypeError, ValueError):
+            pass
+    return out
 
 
 if __name__ == '__main__':

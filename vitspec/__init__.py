@@ -14,6 +14,7 @@ try:
 except ImportError as exc:  # e.g. mmcv without compiled ops
     warnings.warn(f'vitspec: OpenMMLab modules not registered ({exc}); run tools/install.sh')
 else:
-    from . import engine, models  # noqa: F401  (engine first: it installs the safe loader)
+    # engine first: it installs the safe checkpoint loader
+    from . import engine, models, datasets, evaluation  # noqa: F401
 
 __version__ = '0.1.0'

@@ -10,7 +10,7 @@ from PIL import Image
 
 from tests.utils import run_tool
 
-CONFIG = 'configs/demo/fcn_specvit-tiny-p8_2xb8-600it_demo-ade20k-128x128.py'
+CONFIG = 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
 
 
 @pytest.fixture(scope='module')

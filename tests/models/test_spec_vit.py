@@ -113,3 +113,19 @@ def test_gradient_checkpointing_gives_same_gradients():
         m(x)[0].square().mean().backward()
     for (n, a), b in zip(plain.named_parameters(), cp.parameters()):
         torch.testing.assert_close(a.grad, b.grad, msg=n)
+
+
+def test_output_cls_token_pairs_maps_with_the_normed_cls():
+    model = SpecViT(img_size=32, out_indices=(1, 3), output_cls_token=True,
+                    num_register_tokens=2, **TOY).eval()
+    model.init_weights()
+    x = torch.randn(2, 3, 32, 32)
+    with torch.no_grad():
+        outs = model(x)
+        tokens, _ = model._embed(x)
+        for blk in model.blocks:
+            tokens = blk(tokens)
+    fmap, cls = outs[1]
+    assert fmap.shape == (2, 64, 4, 4) and cls.shape == (2, 64)
+    torch.testing.assert_close(cls, model.norm(tokens)[:, 0])
+    torch.testing.assert_close(fmap.flatten(2).transpose(1, 2), model.norm(tokens)[:, 3:])

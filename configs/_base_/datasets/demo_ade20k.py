@@ -18,7 +18,7 @@ test_pipeline = [
     dict(type='PackSegInputs'),
 ]
 train_dataloader = dict(
-    batch_size=8,
+    batch_size=4,
     num_workers=0,
     sampler=dict(type='InfiniteSampler', shuffle=True),
     dataset=dict(type=dataset_type, data_root=data_root,

@@ -48,7 +48,9 @@ class SpecViT(BaseModule):
     the patch grid of ``img_size`` (plus the CLS slot when ``pos_embed_cls``) and is resampled
     to every input size that is a multiple of ``patch_size`` (``pos_embed_interp``: 'timm' or
     the original 'dinov2' rule). Returns a tuple of NCHW patch-token maps, one per entry of
-    ``out_indices`` (0-based block indices), normalized by the final norm if ``final_norm``.
+    ``out_indices`` (0-based block indices), normalized by the final norm if ``final_norm``;
+    with ``output_cls_token`` each entry is ``(map, cls)`` with the (B, C) CLS token beside it
+    (as mmseg's ViT and DINOv2's depth heads expect).
 
     Techniques (all off by default):
       layer_scale_init: LayerScale on both residual branches (CaiT).
@@ -84,6 +86,7 @@ class SpecViT(BaseModule):
                  specialize: dict = None,
                  out_indices: Union[int, Sequence[int]] = -1,
                  final_norm: bool = True,
+                 output_cls_token: bool = False,
                  drop_path_rate: float = 0.0,
                  with_cp: bool = False,
                  frozen_stages: int = -1,
@@ -103,6 +106,7 @@ class SpecViT(BaseModule):
         self.pos_embed_cls = pos_embed_cls
         self.pos_embed_interp = pos_embed_interp
         self.final_norm = final_norm
+        self.output_cls_token = output_cls_token
         self.with_cp = with_cp
         self.frozen_stages = frozen_stages
         out_indices = [out_indices] if isinstance(out_indices, int) else list(out_indices)
@@ -110,10 +114,10 @@ class SpecViT(BaseModule):
 
         spec = (None if specialize in (None, False) else
                 merge_options('SpecViT specialize', specialize, SPECIALIZE))
-        if self.class_attn and (spec or num_register_tokens or pos_embed_cls):
+        if self.class_attn and (spec or num_register_tokens or pos_embed_cls or output_cls_token):
             raise ValueError('class-attention layers (CaiT) keep the CLS token out of the '
                              'self-attention stage: use them with pos_embed_cls=False, without '
-                             'registers and without specialize')
+                             'registers, specialize or output_cls_token')
         self.num_cls = 0 if self.class_attn else 1
         if spec and spec['registers'] == 'cls':
             self.num_cls += num_register_tokens
@@ -241,8 +245,8 @@ class SpecViT(BaseModule):
                 x = blk(x, self.num_cls)
             if i in self.out_indices:
                 y = self.norm(x) if self.final_norm else x
-                y = y[:, self.num_prefix_tokens:]
-                outs.append(y.transpose(1, 2).reshape(B, -1, h, w))
+                fmap = y[:, self.num_prefix_tokens:].transpose(1, 2).reshape(B, -1, h, w)
+                outs.append((fmap, y[:, 0]) if self.output_cls_token else fmap)
         return tuple(outs)
 
     def forward_cls(self, patches: torch.Tensor) -> torch.Tensor:
