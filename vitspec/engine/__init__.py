@@ -1,3 +1,8 @@
+"""Importing this package registers its modules."""
+from .layer_decay import LayerDecayOptimWrapperConstructor
+from .linear_probe import BackboneNotFrozenError, LinearProbeHook
+from .no_decay import no_decay_parameters
 from .safe_load import CheckpointError, safe_torch_load
 
-__all__ = ['CheckpointError', 'safe_torch_load']
+__all__ = ['BackboneNotFrozenError', 'CheckpointError', 'LayerDecayOptimWrapperConstructor',
+           'LinearProbeHook', 'no_decay_parameters', 'safe_torch_load']

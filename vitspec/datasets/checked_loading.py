@@ -1,0 +1,81 @@
+"""Loading transforms that fail on bad files with an error naming the file.
+
+mmcv's loader reports an undecodable image without a reason (or as an AttributeError later),
+and mmseg's annotation loader casts labels to uint8 (300 becomes 44) and passes labels beyond
+the class range on, where they crash the loss without a file name or are dropped silently by
+the IoU metric. These keep both files' paths in every error.
+"""
+import mmcv
+import numpy as np
+from mmcv.transforms import LoadImageFromFile
+from mmengine import fileio
+from mmseg.datasets.transforms import LoadAnnotations
+from mmseg.registry import TRANSFORMS
+
+
+class DataFileError(ValueError):
+    """A dataset file that is missing, cannot be decoded or holds invalid values."""
+
+
+def read_bytes(path: str, what: str, backend_args=None, **context) -> bytes:
+    try:
+        return fileio.get(path, backend_args=backend_args)
+    except FileNotFoundError as exc:
+        raise DataFileError(f'{what} not found: {path}{_context(context)}') from exc
+
+
+def _context(context: dict) -> str:
+    return ''.join(f' ({k}: {v})' for k, v in context.items() if v)
+
+
+@TRANSFORMS.register_module()
+class CheckedLoadImageFromFile(LoadImageFromFile):
+    """mmcv's LoadImageFromFile, raising DataFileError naming the file it cannot read."""
+
+    def transform(self, results: dict) -> dict:
+        path = results['img_path']
+        data = read_bytes(path, 'image', self.backend_args)
+        try:
+            img = mmcv.imfrombytes(data, flag=self.color_type, backend=self.imdecode_backend)
+        except Exception as exc:  # backends raise different types for corrupt data
+            raise DataFileError(f'cannot decode image {path}: {exc}') from exc
+        if img is None:
+            raise DataFileError(f'cannot decode image {path} ({len(data)} bytes)')
+        if self.to_float32:
+            img = img.astype(np.float32)
+        results.update(img=img, img_shape=img.shape[:2], ori_shape=img.shape[:2])
+        return results
+
+
+@TRANSFORMS.register_module()
+class CheckedLoadAnnotations(LoadAnnotations):
+    """mmseg's LoadAnnotations that first checks the label file: it must exist, decode to one
+    channel and hold only class ids ``0..num_classes-1`` (``1..num_classes`` plus the
+    background 0 with ``reduce_zero_label``) or ``ignore_index``."""
+
+    def __init__(self, num_classes: int, ignore_index: int = 255, **kwargs):
+        super().__init__(**kwargs)
+        self.num_classes = num_classes
+        self.ignore_index = ignore_index
+
+    def _load_seg_map(self, results: dict) -> None:
+        path = results['seg_map_path']
+        data = read_bytes(path, 'annotation', self.backend_args, image=results.get('img_path'))
+        try:
+            raw = mmcv.imfrombytes(data, flag='unchanged', backend=self.imdecode_backend)
+        except Exception as exc:
+            raise DataFileError(f'cannot decode annotation {path}: {exc}') from exc
+        if raw is None or raw.squeeze().ndim != 2:
+            raise DataFileError(f'annotation {path} is not a single-channel label image')
+        self.check_labels(raw, path, results.get('reduce_zero_label', self.reduce_zero_label))
+        super()._load_seg_map(results)
+
+    def check_labels(self, raw: np.ndarray, path: str, reduce_zero_label: bool) -> None:
+        low, high = (0, self.num_classes) if reduce_zero_label else (0, self.num_classes - 1)
+        values = np.unique(raw)
+        bad = values[((values < low) | (values > high)) & (values != self.ignore_index)]
+        if bad.size:
+            raise DataFileError(
+                f'annotation {path} has label values {bad[:10].tolist()} outside {low}..{high} '
+                f'(num_classes={self.num_classes}, reduce_zero_label={bool(reduce_zero_label)}, '
+                f'ignore_index={self.ignore_index})')

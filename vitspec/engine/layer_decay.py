@@ -1,0 +1,63 @@
+"""Layer-wise learning-rate decay for any backbone that reports its own layer depths.
+
+mmseg's LearningRateDecayOptimizerConstructor picks its rules by the backbone's class name and
+mmseg's ``layers.N`` naming; this one asks ``backbone.get_layer_depth(name, prefix)`` instead.
+"""
+from typing import List
+
+from mmengine.logging import print_log
+from mmengine.optim import DefaultOptimWrapperConstructor
+from mmengine.registry import OPTIM_WRAPPER_CONSTRUCTORS
+from torch import nn
+
+from .no_decay import no_decay_parameters
+
+
+@OPTIM_WRAPPER_CONSTRUCTORS.register_module()
+class LayerDecayOptimWrapperConstructor(DefaultOptimWrapperConstructor):
+    """AdamW-style parameter groups with ``lr * decay_rate ** (num_depths - 1 - depth)``.
+
+    ``paramwise_cfg``: ``decay_rate`` (1.0: no decay across layers) and ``backbone``, the
+    attribute of the model holding the backbone ('backbone'). The depth of each backbone
+    parameter comes from ``backbone.get_layer_depth(full_name, prefix)`` -> (depth, num_depths);
+    everything outside the backbone (neck, heads) gets the top depth, i.e. the base lr.
+    Norms, biases, position embeddings, CLS/register tokens and LayerScale gammas get no weight
+    decay (see ``no_decay_parameters``). Parameters that do not require grad (a frozen
+    backbone) are left out of the optimizer entirely, so they carry no optimizer state.
+    Registered in mmengine's root registry: reachable from mmseg and mmdet configs alike.
+    """
+
+    def add_params(self, params: List[dict], module: nn.Module, **kwargs) -> None:
+        decay_rate = float(self.paramwise_cfg.get('decay_rate', 1.0))
+        backbone_attr = self.paramwise_cfg.get('backbone', 'backbone')
+        backbone = getattr(module, backbone_attr, None)
+        if backbone is not None and not hasattr(backbone, 'get_layer_depth'):
+            raise TypeError(f'{type(backbone).__name__} has no get_layer_depth(name, prefix): '
+                            f'layer-wise lr decay needs the backbone to report layer depths')
+        prefix = f'{backbone_attr}.'
+        no_decay = no_decay_parameters(module)
+        base_lr = self.base_lr
+        base_wd = self.base_wd or 0.0
+        groups = {}
+        skipped = 0
+        for name, param in module.named_parameters():
+            if not param.requires_grad:
+                skipped += 1
+                continue
+            if backbone is not None and name.startswith(prefix):
+                depth, num_depths = backbone.get_layer_depth(name, prefix)
+            else:
+                depth, num_depths = 0, 1
+            scale = decay_rate ** (num_depths - 1 - depth)
+            decays = id(param) not in no_decay
+            key = (num_depths - 1 - depth, decays)
+            if key not in groups:
+                groups[key] = dict(
+                    params=[], param_names=[], lr_scale=scale, lr=base_lr * scale,
+                    weight_decay=base_wd if decays else 0.0,
+                    group_name=f'depth_from_top_{key[0]}_{"decay" if decays else "no_decay"}')
+            groups[key]['params'].append(param)
+            groups[key]['param_names'].append(name)
+        params.extend(groups[key] for key in sorted(groups))
+        print_log(f'layer-wise lr decay {decay_rate}: {len(groups)} parameter groups, '
+                  f'{skipped} frozen parameters left out of the optimizer', logger='current')
