@@ -158,3 +158,11 @@ def test_bad_block_sets():
         SpecViT(**TOY, specialize=dict(qkv_blocks='first_quarter'))
     with pytest.raises(ValueError, match='out of range'):
         SpecViT(**TOY, specialize=dict(qkv_blocks=[0, 9]))
+
+
+def test_window_attention_blocks_and_non_divisible_input():
+    model = build(window_size=3, global_attn_indexes=(2, 5))
+    sizes = [b.attn.window_size for b in model.blocks]
+    assert sizes == [3, 3, 0, 3, 3, 0]
+    assert features(model, torch.randn(1, 3, 40, 56))[1].shape == (1, 64, 5, 7)
+    assert model.get_layer_depth('backbone.blocks.2.attn.qkv.weight', 'backbone.')[0] == 3

@@ -3,19 +3,22 @@ import torch.nn.functional as F
 from torch import nn
 
 from .specialized import SpecializedLinear
+from .window_attention import windowed_sdpa
 
 
 class Attention(nn.Module):
     """Multi-head self-attention over all tokens with fused SDPA (timm parameter names).
 
-    ``qkv`` may be a SpecializedLinear (separate CLS weights); the attention itself is always
-    one joint attention over [CLS, registers, patches].
+    ``qkv`` may be a SpecializedLinear (separate CLS weights); the attention itself is one
+    joint attention over [CLS, registers, patches], or, with ``window_size``, ViTDet's local
+    attention within windows of the patch grid (``forward(..., hw=(h, w))``).
     """
 
     def __init__(self, dim: int, num_heads: int, qkv_bias: bool = True, head_dim: int = None,
                  attn_drop: float = 0.0, proj_drop: float = 0.0, specialized_qkv: bool = False,
-                 lora_rank: int = None):
+                 lora_rank: int = None, window_size: int = 0):
         super().__init__()
+        self.window_size = window_size
         self.num_heads = num_heads
         self.head_dim = head_dim or dim // num_heads
         inner = self.num_heads * self.head_dim
@@ -31,10 +34,15 @@ class Attention(nn.Module):
         qkv = qkv.reshape(B, N, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4)
         return qkv.unbind(0)
 
-    def forward(self, x: torch.Tensor, num_cls: int = 1) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, num_cls: int = 1, hw=None) -> torch.Tensor:
         B, N, _ = x.shape
         q, k, v = self._qkv(x, num_cls)
-        x = F.scaled_dot_product_attention(
-            q, k, v, dropout_p=self.attn_drop if self.training else 0.0)
+        if self.window_size:
+            if hw is None:
+                raise ValueError('windowed attention needs the patch grid: forward(x, hw=(h, w))')
+            x = windowed_sdpa(q, k, v, hw, self.window_size)
+        else:
+            x = F.scaled_dot_product_attention(
+                q, k, v, dropout_p=self.attn_drop if self.training else 0.0)
         x = x.transpose(1, 2).reshape(B, N, -1)
         return self.proj_drop(self.proj(x))

@@ -14,21 +14,23 @@ LayerNorm = partial(nn.LayerNorm, eps=1e-6)
 class Block(nn.Module):
     """Pre-norm transformer block; names follow timm (norm1, attn, ls1, norm2, mlp, ls2).
 
-    Options: LayerScale (``layer_scale_init``), talking heads, per-block head count / head
-    width / MLP width (layer-wise scaling), and CLS/patch specialization of the norms, the
+    Options: LayerScale (``layer_scale_init``), talking heads, windowed attention
+    (``window_size``; ``forward(x, num_cls, hw)``), per-block head count / head width / MLP
+    width (layer-wise scaling), and CLS/patch specialization of the norms, the
     LayerScales and ``attn.qkv`` (``forward(x, num_cls)``: the first num_cls tokens are CLS).
     """
 
     def __init__(self, dim: int, num_heads: int, mlp_hidden: int, qkv_bias: bool = True,
                  layer_scale_init: float = None, drop_path: float = 0.0, head_dim: int = None,
                  talking_heads: bool = False, spec_norm: bool = False,
-                 spec_layer_scale: bool = False, spec_qkv: bool = False, lora_rank: int = None):
+                 spec_layer_scale: bool = False, spec_qkv: bool = False, lora_rank: int = None,
+                 window_size: int = 0):
         super().__init__()
         norm = SpecializedLayerNorm if spec_norm else LayerNorm
         attn = TalkingHeadAttention if talking_heads else Attention
         self.norm1 = norm(dim)
         self.attn = attn(dim, num_heads, qkv_bias=qkv_bias, head_dim=head_dim,
-                         specialized_qkv=spec_qkv, lora_rank=lora_rank)
+                         specialized_qkv=spec_qkv, lora_rank=lora_rank, window_size=window_size)
         self.ls1 = _layer_scale(dim, layer_scale_init, spec_layer_scale)
         self.drop_path1 = DropPath(drop_path) if drop_path > 0 else nn.Identity()
         self.norm2 = norm(dim)
@@ -36,8 +38,8 @@ class Block(nn.Module):
         self.ls2 = _layer_scale(dim, layer_scale_init, spec_layer_scale)
         self.drop_path2 = DropPath(drop_path) if drop_path > 0 else nn.Identity()
 
-    def forward(self, x: torch.Tensor, num_cls: int = 1) -> torch.Tensor:
-        h = self.attn(_tokenwise(self.norm1, x, num_cls), num_cls)
+    def forward(self, x: torch.Tensor, num_cls: int = 1, hw=None) -> torch.Tensor:
+        h = self.attn(_tokenwise(self.norm1, x, num_cls), num_cls, hw)
         x = x + self.drop_path1(_tokenwise(self.ls1, h, num_cls))
         h = self.mlp(_tokenwise(self.norm2, x, num_cls))
         return x + self.drop_path2(_tokenwise(self.ls2, h, num_cls))

@@ -24,7 +24,9 @@ class TalkingHeadAttention(Attention):
         self.proj_l = nn.Linear(num_heads, num_heads)
         self.proj_w = nn.Linear(num_heads, num_heads)
 
-    def forward(self, x: torch.Tensor, num_cls: int = 1) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, num_cls: int = 1, hw=None) -> torch.Tensor:
+        if self.window_size:
+            raise ValueError('talking heads mix all heads over all tokens: no windowed form')
         B, N, _ = x.shape
         q, k, v = self._qkv(x, num_cls)
         attn = (q * self.scale) @ k.transpose(-2, -1)

@@ -64,6 +64,9 @@ class SpecViT(BaseModule):
         CLS parameters for norm1/norm2 (and ls1/ls2) in ``blocks`` and for attn.qkv in
         ``qkv_blocks`` (full, or low-rank with ``lora_rank``); registers go with the 'patch'
         or the 'cls' group. One joint attention, shared proj and MLP: no extra FLOPs.
+      window_size, global_attn_indexes: ViTDet. Blocks not in ``global_attn_indexes`` attend
+        within window_size x window_size windows of the patch grid (zero-padded to a
+        multiple); CLS and registers attend among themselves there. No relative position bias.
     """
 
     def __init__(self,
@@ -84,6 +87,8 @@ class SpecViT(BaseModule):
                  layerwise_scaling: dict = None,
                  token_graying: dict = None,
                  specialize: dict = None,
+                 window_size: int = 0,
+                 global_attn_indexes: Sequence[int] = (),
                  out_indices: Union[int, Sequence[int]] = -1,
                  final_norm: bool = True,
                  output_cls_token: bool = False,
@@ -147,13 +152,16 @@ class SpecViT(BaseModule):
         spec_blocks = block_set(spec['blocks'], num_layers, 'specialize.blocks') if spec else ()
         qkv_blocks = block_set(spec['qkv_blocks'], num_layers, 'specialize.qkv_blocks') \
             if spec else ()
+        global_blocks = block_set(list(global_attn_indexes), num_layers, 'global_attn_indexes')
+        windows = [0 if i in global_blocks else window_size for i in range(num_layers)]
         dpr = [drop_path_rate * i / max(num_layers - 1, 1) for i in range(num_layers)]
         self.blocks = nn.ModuleList([
             Block(embed_dims, heads, hidden, qkv_bias=qkv_bias, layer_scale_init=layer_scale_init,
                   drop_path=dpr[i], head_dim=head_dim, talking_heads=talking_heads,
                   spec_norm=i in spec_blocks and spec['norm'],
                   spec_layer_scale=i in spec_blocks and spec['layer_scale'] and layer_scale_init,
-                  spec_qkv=i in qkv_blocks, lora_rank=spec and spec['lora_rank'])
+                  spec_qkv=i in qkv_blocks, lora_rank=spec and spec['lora_rank'],
+                  window_size=windows[i])
             for i, (heads, hidden) in enumerate(widths)
         ])
         self.blocks_token_only = nn.ModuleList([
@@ -240,9 +248,9 @@ class SpecViT(BaseModule):
         outs = []
         for i, blk in enumerate(self.blocks):
             if self.with_cp and x.requires_grad:
-                x = checkpoint(blk, x, self.num_cls, use_reentrant=False)
+                x = checkpoint(blk, x, self.num_cls, (h, w), use_reentrant=False)
             else:
-                x = blk(x, self.num_cls)
+                x = blk(x, self.num_cls, (h, w))
             if i in self.out_indices:
                 y = self.norm(x) if self.final_norm else x
                 fmap = y[:, self.num_prefix_tokens:].transpose(1, 2).reshape(B, -1, h, w)
