@@ -52,7 +52,16 @@ def setup_cpu_distributed(cfg: Config):
     print_log('no CUDA: distributed on CPU with gloo, SyncBN replaced by BN', logger='current')
 
 
+def guard_nonfinite_loss(cfg: Config):
+    """A plain OptimWrapper becomes FiniteLossOptimWrapper: a NaN/inf loss stops training
+    (or, with optim_wrapper.nonfinite='skip', skips the step) instead of reaching the weights."""
+    wrapper = cfg.get('optim_wrapper')
+    if wrapper is not None and wrapper.get('type', 'OptimWrapper') == 'OptimWrapper':
+        wrapper['type'] = 'FiniteLossOptimWrapper'
+
+
 def build_runner(cfg: Config) -> Runner:
+    guard_nonfinite_loss(cfg)
     if not torch.cuda.is_available():
         if cfg.launcher != 'none':
             setup_cpu_distributed(cfg)

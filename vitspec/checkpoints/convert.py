@@ -1,11 +1,11 @@
 """Converting a checkpoint file into SpecViT's layout, with the architecture in its meta."""
-import os
+import io
 import os.path as osp
-import tempfile
 
 import torch
 
-from vitspec.engine.safe_load import CheckpointError, safe_torch_load
+from vitspec.engine.atomic_io import atomic_write_bytes
+from vitspec.engine.safe_load import safe_torch_load
 from .architecture import infer_backbone_cfg
 from .formats import convert_state_dict
 from .load import unwrap_state_dict
@@ -18,20 +18,10 @@ def convert_checkpoint(checkpoint: dict, fmt: str, num_heads: int = None):
 
 
 def atomic_torch_save(obj, path: str):
-    """Write to a temporary file beside ``path`` and rename: never a half-written file."""
-    directory = osp.dirname(osp.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix='.' + osp.basename(path), suffix='.tmp')
-    try:
-        with os.fdopen(fd, 'wb') as f:
-            torch.save(obj, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if osp.exists(tmp):
-            os.remove(tmp)
-        raise
+    """torch.save that never leaves a half-written file under ``path``."""
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    atomic_write_bytes(buffer.getvalue(), path)
 
 
 def convert_file(src: str, dst: str, fmt: str, num_heads: int = None) -> dict:

@@ -1,8 +1,11 @@
 """Importing this package registers its modules."""
+from . import atomic_io  # noqa: F401  (atomic checkpoint writes)
+from .finite_loss import FiniteLossOptimWrapper
 from .layer_decay import LayerDecayOptimWrapperConstructor
 from .linear_probe import BackboneNotFrozenError, LinearProbeHook
 from .no_decay import no_decay_parameters
 from .safe_load import CheckpointError, safe_torch_load
 
-__all__ = ['BackboneNotFrozenError', 'CheckpointError', 'LayerDecayOptimWrapperConstructor',
-           'LinearProbeHook', 'no_decay_parameters', 'safe_torch_load']
+__all__ = ['BackboneNotFrozenError', 'CheckpointError', 'FiniteLossOptimWrapper',
+           'LayerDecayOptimWrapperConstructor', 'LinearProbeHook', 'no_decay_parameters',
+           'safe_torch_load']
