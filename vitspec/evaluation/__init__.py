@@ -1,1 +1,2 @@
 """Importing this package registers its modules."""
+from .depth_metric import DepthErrorMetric  # noqa: F401

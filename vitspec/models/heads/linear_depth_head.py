@@ -1,0 +1,64 @@
+"""DINOv2's linear depth probe: BN + 1x1 conv on one or several concatenated layers."""
+from typing import Sequence
+
+import torch
+import torch.nn.functional as F
+from mmcv.cnn import build_norm_layer
+from mmseg.registry import MODELS
+from torch import nn
+
+from .depth_head import DepthHead
+
+
+def patch_maps_with_cls(inputs: Sequence, use_cls_token: bool) -> list:
+    """Backbone outputs -> NCHW maps; with ``use_cls_token`` each (map, cls) pair becomes the
+    map with the CLS token broadcast to every position and concatenated along channels."""
+    maps = []
+    for item in inputs:
+        fmap, cls = item if isinstance(item, (tuple, list)) else (item, None)
+        if use_cls_token:
+            if cls is None:
+                raise ValueError('use_cls_token=True needs (map, cls) backbone outputs: '
+                                 'set output_cls_token=True on the backbone')
+            fmap = torch.cat([fmap, cls[:, :, None, None].expand_as(fmap)], dim=1)
+        maps.append(fmap)
+    return maps
+
+
+@MODELS.register_module()
+class LinearDepthHead(DepthHead):
+    """lin.1 / lin.4 of DINOv2 (Table 11): every backbone output (one layer or four), with the
+    CLS token concatenated, resized to the first one's grid and concatenated; BN; 1x1 conv to
+    256 bins (or 1 channel); bilinear upsampling x``upsample``.
+
+    Args:
+        in_channels: channels of one backbone output (the embedding width).
+        num_inputs: how many backbone outputs are concatenated.
+        use_cls_token: concatenate the CLS token (doubles the channels), as DINOv2 does.
+        with_bn: BatchNorm before the conv (DINOv2's released head has it commented out).
+    """
+
+    def __init__(self, in_channels: int, num_inputs: int = 1, use_cls_token: bool = True,
+                 upsample: int = 4, with_bn: bool = True, norm_cfg=dict(type='SyncBN'),
+                 init_cfg=dict(type='Normal', std=0.01, layer='Conv2d'), **kwargs):
+        super().__init__(init_cfg=init_cfg, **kwargs)
+        self.num_inputs, self.use_cls_token, self.upsample = num_inputs, use_cls_token, upsample
+        channels = in_channels * num_inputs * (2 if use_cls_token else 1)
+        self.bn = build_norm_layer(norm_cfg, channels)[1] if with_bn else nn.Identity()
+        self.conv_depth = nn.Conv2d(channels, self.out_dims, kernel_size=1)
+
+    def logits(self, inputs: Sequence) -> torch.Tensor:
+        if len(inputs) != self.num_inputs:
+            raise ValueError(f'LinearDepthHead(num_inputs={self.num_inputs}) got {len(inputs)} '
+                             'backbone outputs: match it to the backbone out_indices')
+        maps = patch_maps_with_cls(inputs, self.use_cls_token)
+        size = maps[0].shape[-2:]
+        maps = [m if m.shape[-2:] == size else
+                F.interpolate(m, size=size, mode='bilinear', align_corners=self.align_corners)
+                for m in maps]
+        # BN and the 1x1 conv are per-pixel affine maps and commute with bilinear upsampling
+        # (BN exactly in eval mode), so they run on the coarse grid: DINOv2 upsamples first,
+        # for the same result at 16x the cost.
+        logits = self.conv_depth(self.bn(torch.cat(maps, dim=1)))
+        return F.interpolate(logits, scale_factor=self.upsample, mode='bilinear',
+                             align_corners=self.align_corners)
