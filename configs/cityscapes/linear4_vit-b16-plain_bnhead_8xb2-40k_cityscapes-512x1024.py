@@ -1,5 +1,5 @@
-# DINOv2 linear probe on the frozen last 4 layers ("+ms"; test with --tta for the multi-scale).
-# Techniques: change the second _base_ line.
+# DINOv2 linear probe on the frozen last 4 layers ("+ms"; the multi-scale test is tta_pipeline +
+# tta_model, not yet switched on by tools/test.py). Techniques: change the second _base_ line.
 _base_ = [
     '../_base_/models/backbones/vit-b16.py',
     '../_base_/models/techniques/plain.py',

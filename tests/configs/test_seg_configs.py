@@ -59,9 +59,9 @@ def test_linear_probe_is_frozen(path):
 
 
 def name_parts(path: Path) -> dict:
-    """linear_vit-s16-spec-lora_bnhead_8xb2-40k_ade20k-512x512 -> algorithm, size, technique, rest."""
-    match = re.fullmatch(r'(?P<algo>[a-z0-9]+)_vit-(?P<size>[sbl]16)-(?P<tech>[a-z-]+?)_(?P<rest>.+)',
-                         path.stem)
+    """linear_vit-s16-spec-lora_bnhead_8xb2-40k_ade20k-512x512 -> algo, size, tech, rest."""
+    match = re.fullmatch(
+        r'(?P<algo>[a-z0-9]+)_vit-(?P<size>[sbl]16)-(?P<tech>[a-z-]+?)_(?P<rest>.+)', path.stem)
     assert match, path
     return match.groupdict()
 

@@ -1,0 +1,76 @@
+"""Bad files in a dataset stop the configs' real pipelines with an error that names the file."""
+import re
+
+import numpy as np
+import pytest
+from mmengine.config import Config
+from mmengine.registry import DefaultScope
+from mmseg.registry import DATASETS
+from PIL import Image
+
+import vitspec  # noqa: F401  (registers)
+from tests.utils import ROOT, run_tool
+from vitspec.datasets import CheckedLoadAnnotations, DataFileError
+
+ADE = ROOT / 'configs/ade20k/linear_vit-s16-plain_bnhead_8xb2-40k_ade20k-512x512.py'
+
+
+@pytest.fixture
+def ade_root(tmp_path):
+    run_tool(['tools/make_demo_data.py', '--out', tmp_path, '--datasets', 'ade20k',
+              '--num-train', 2, '--num-val', 1])
+    return tmp_path / 'ade20k' / 'ADEChallengeData2016'
+
+
+def first_train_sample(root):
+    """(dataset built from the ADE20K config's train split, image path, label path)"""
+    cfg = Config.fromfile(ADE)
+    cfg.train_dataloader.dataset.data_root = str(root)
+    with DefaultScope.overwrite_default_scope('mmseg'):
+        dataset = DATASETS.build(cfg.train_dataloader.dataset)
+    info = dataset.get_data_info(0)
+    return dataset, info['img_path'], info['seg_map_path']
+
+
+def load(dataset):
+    with DefaultScope.overwrite_default_scope('mmseg'):
+        return dataset[0]
+
+
+def test_good_sample_loads(ade_root):
+    dataset, _, _ = first_train_sample(ade_root)
+    assert load(dataset)['inputs'].shape[0] == 3
+
+
+@pytest.mark.parametrize('value, dtype', [(151, np.uint8), (300, np.uint16)])
+def test_label_outside_class_range(ade_root, value, dtype):
+    dataset, _, label = first_train_sample(ade_root)
+    seg = np.asarray(Image.open(label)).astype(dtype)
+    seg[:4, :4] = value  # uint16: mmseg's uint8 cast would turn 300 into a valid 44
+    Image.fromarray(seg).save(label)
+    expected = rf'{re.escape(label)} has label values \[{value}\] outside 0\.\.150'
+    with pytest.raises(DataFileError, match=expected):
+        load(dataset)
+
+
+def test_missing_annotation(ade_root):
+    dataset, image, label = first_train_sample(ade_root)
+    (ade_root / label).unlink()
+    expected = re.escape(f'annotation not found: {label} (image: {image})')
+    with pytest.raises(DataFileError, match=expected):
+        load(dataset)
+
+
+def test_undecodable_image(ade_root):
+    dataset, image, _ = first_train_sample(ade_root)
+    with open(image, 'r+b') as f:
+        f.write(b'not a jpeg' * 10)
+    with pytest.raises(DataFileError, match=re.escape(f'cannot decode image {image}')):
+        load(dataset)
+
+
+def test_cityscapes_range_excludes_class_19_but_keeps_ignore():
+    check = CheckedLoadAnnotations(num_classes=19, reduce_zero_label=False)
+    check.check_labels(np.array([[0, 18, 255]]), 'ok.png', reduce_zero_label=False)
+    with pytest.raises(DataFileError, match=r'bad\.png has label values \[19\] outside 0\.\.18'):
+        check.check_labels(np.array([[0, 19, 255]]), 'bad.png', reduce_zero_label=False)
