@@ -1,3 +1,5 @@
 """Importing this package registers its modules."""
 from .checked_loading import (  # noqa: F401
     CheckedLoadAnnotations, CheckedLoadImageFromFile, DataFileError)
+from .depth_transforms import KBCrop, LoadDepthPNG, RegionCrop  # noqa: F401
+from .kitti_depth import KITTIDepthDataset  # noqa: F401

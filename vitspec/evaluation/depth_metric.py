@@ -22,7 +22,7 @@ class DepthErrorMetric(BaseMetric):
     Args:
         metrics: which of DEPTH_METRICS to report (default: all).
         crop: 'nyu_eigen', 'garg', 'kitti_eigen' or None. When a sample carries ``crop_offset``
-            (top, left, full_h, full_w) from KBCrop or FixedCrop, the box is placed on the
+            (top, left, full_h, full_w) from KBCrop or RegionCrop, the box is placed on the
             uncropped image.
         min_depth, max_depth: ground truth outside (min, max) is ignored (0 = invalid) and
             predictions are clipped to [min, max].

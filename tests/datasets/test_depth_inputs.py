@@ -1,0 +1,130 @@
+"""Bad depth inputs fail with the file named; crops and padding keep depth meaningful."""
+import numpy as np
+import pytest
+import torch
+from mmengine.config import Config
+from mmengine.registry import DefaultScope
+from mmengine.structures import PixelData
+from mmseg.registry import DATASETS, MODELS
+from mmseg.structures import SegDataSample
+from PIL import Image
+
+import vitspec  # noqa: F401  (registers)
+from tests.utils import ROOT
+from vitspec.datasets import (CheckedLoadImageFromFile, DataFileError, KBCrop, LoadDepthPNG,
+                              RegionCrop)
+
+LINEAR = ROOT / 'configs/_base_/models/depth_linear.py'
+
+
+def write_pair(folder, name, depth, size=(40, 60)):
+    (folder / 'images').mkdir(parents=True, exist_ok=True)
+    (folder / 'annotations').mkdir(parents=True, exist_ok=True)
+    Image.fromarray(np.zeros((*size, 3), np.uint8)).save(folder / 'images' / f'{name}.jpg')
+    path = folder / 'annotations' / f'{name}.png'
+    Image.fromarray(depth).save(path)
+    return path
+
+
+def load(tmp_path, name):
+    results = dict(img_path=str(tmp_path / 'images' / f'{name}.jpg'),
+                   depth_map_path=str(tmp_path / 'annotations' / f'{name}.png'))
+    return LoadDepthPNG(depth_scale=1000)(CheckedLoadImageFromFile()(results))
+
+
+def test_depth_in_metres(tmp_path):
+    write_pair(tmp_path, 'ok', np.full((40, 60), 2500, np.uint16))
+    out = load(tmp_path, 'ok')
+    assert out['gt_depth_map'].dtype == np.float32 and out['gt_depth_map'][0, 0] == 2.5
+    assert out['seg_fields'] == ['gt_depth_map']
+
+
+def test_eight_bit_depth_is_refused(tmp_path):
+    path = write_pair(tmp_path, 'eight', np.full((40, 60), 25, np.uint8))
+    with pytest.raises(DataFileError, match=f'{path}.*16-bit PNG, got uint8'):
+        load(tmp_path, 'eight')
+
+
+def test_depth_of_the_wrong_size_is_refused(tmp_path):
+    path = write_pair(tmp_path, 'small', np.full((20, 30), 2500, np.uint16))
+    with pytest.raises(DataFileError, match=f'{path} is 30x20 but its image .*small.jpg is 60x40'):
+        load(tmp_path, 'small')
+
+
+def test_missing_depth_png_is_named(tmp_path):
+    write_pair(tmp_path, 'gone', np.full((40, 60), 2500, np.uint16)).unlink()
+    with pytest.raises(DataFileError, match='depth map not found: .*gone.png'):
+        load(tmp_path, 'gone')
+
+
+def kitti_root(tmp_path, lines):
+    img = tmp_path / 'raw/2011_09_26/d/image_02/data/0000000000.png'
+    depth = tmp_path / 'gt/d/proj_depth/groundtruth/image_02/0000000000.png'
+    for path in (img, depth):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b'')
+    split = tmp_path / 'split.txt'
+    split.write_text(''.join(line + '\n' for line in lines))
+    return dict(type='KITTIDepthDataset', ann_file=str(split),
+                data_prefix=dict(img_path=str(tmp_path / 'raw'),
+                                 depth_map_path=str(tmp_path / 'gt')))
+
+
+def build(cfg):
+    with DefaultScope.overwrite_default_scope('mmseg'):
+        return DATASETS.build(cfg)
+
+
+IMG = '2011_09_26/d/image_02/data/0000000000.png'
+DEPTH = 'd/proj_depth/groundtruth/image_02/0000000000.png'
+
+
+def test_kitti_split_lines(tmp_path):
+    ds = build(kitti_root(tmp_path, [f'{IMG} {DEPTH} 721.5377', f'{IMG} None 721.5377']))
+    assert len(ds) == 1  # frames without ground truth are skipped, as in BTS
+    info = ds.get_data_info(0)
+    assert info['img_path'].endswith(IMG) and info['depth_map_path'].endswith(DEPTH)
+    assert info['focal'] == pytest.approx(721.5377)
+
+
+@pytest.mark.parametrize('line, what', [
+    (f'{IMG.replace("0000000000", "0000000009")} {DEPTH} 721.5', 'image'),
+    (f'{IMG} {DEPTH.replace("0000000000", "0000000009")} 721.5', 'depth map')])
+def test_kitti_split_naming_a_missing_file(tmp_path, line, what):
+    cfg = kitti_root(tmp_path, [f'{IMG} {DEPTH} 721.5377', line])
+    with pytest.raises(DataFileError, match=f'split.txt:2: {what} .*0000000009.png does not exist'):
+        build(cfg)
+
+
+def test_kitti_malformed_split_line(tmp_path):
+    with pytest.raises(DataFileError, match='split.txt:1: expected'):
+        build(kitti_root(tmp_path, [f'{IMG} {DEPTH}']))
+
+
+def test_kb_crop_records_where_it_cut():
+    results = dict(img=np.zeros((375, 1242, 3)), gt_depth_map=np.ones((375, 1242)),
+                   seg_fields=['gt_depth_map'], ori_shape=(375, 1242))
+    out = KBCrop()(results)
+    assert out['img'].shape[:2] == out['gt_depth_map'].shape == (352, 1216)
+    assert out['crop_offset'] == (23, 13, 375, 1242) and out['ori_shape'] == (352, 1216)
+    with pytest.raises(DataFileError, match='too small'):
+        KBCrop()(dict(img=np.zeros((128, 384, 3)), seg_fields=[]))
+
+
+def test_region_crop_is_the_eigen_box():
+    depth = np.arange(480 * 640, dtype=np.float32).reshape(480, 640)
+    out = RegionCrop('nyu_eigen')(dict(img=np.zeros((480, 640, 3)), gt_depth_map=depth,
+                                       seg_fields=['gt_depth_map']))
+    assert out['gt_depth_map'].shape == (426, 560) and out['gt_depth_map'][0, 0] == 45 * 640 + 41
+
+
+def test_padding_adds_invalid_depth_not_255():
+    cfg = Config.fromfile(LINEAR)
+    with DefaultScope.overwrite_default_scope('mmseg'):
+        pre = MODELS.build(cfg.data_preprocessor)
+    sample = SegDataSample(gt_depth_map=PixelData(data=torch.full((1, 30, 40), 3.0)))
+    sample.set_metainfo(dict(img_shape=(30, 40), ori_shape=(30, 40)))
+    out = pre(dict(inputs=[torch.zeros(3, 30, 40)], data_samples=[sample]), training=True)
+    gt = out['data_samples'][0].gt_depth_map.data
+    assert out['inputs'].shape[-2:] == gt.shape[-2:] == (42, 42)  # size divisor 14
+    assert gt[0, 30:].eq(0).all() and gt[0, :, 40:].eq(0).all()

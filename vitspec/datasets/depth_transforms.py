@@ -1,0 +1,86 @@
+"""Depth loading and the fixed crops of the depth benchmarks."""
+import mmcv
+import numpy as np
+from mmcv.transforms import BaseTransform
+from mmseg.registry import TRANSFORMS
+
+from ..evaluation.depth_errors import crop_box
+from .checked_loading import DataFileError, read_bytes
+
+
+@TRANSFORMS.register_module()
+class LoadDepthPNG(BaseTransform):
+    """Load a 16-bit depth PNG as metres (``value / depth_scale``; 0 = no measurement).
+
+    ``depth_scale``: 1000 for NYU (mm), 256 for KITTI. Refuses, naming the file, a PNG that is
+    not single-channel 16-bit or whose size differs from the image loaded before it.
+    """
+
+    def __init__(self, depth_scale: float, backend_args=None):
+        self.depth_scale = depth_scale
+        self.backend_args = backend_args
+
+    def transform(self, results: dict) -> dict:
+        path = results['depth_map_path']
+        data = read_bytes(path, 'depth map', self.backend_args, image=results.get('img_path'))
+        try:
+            raw = mmcv.imfrombytes(data, flag='unchanged', backend='cv2')
+        except Exception as exc:
+            raise DataFileError(f'cannot decode depth map {path}: {exc}') from exc
+        if raw is None or raw.ndim != 2 or raw.dtype != np.uint16:
+            desc = 'undecodable' if raw is None else f'{raw.dtype} with shape {raw.shape}'
+            raise DataFileError(f'depth map {path} must be a single-channel 16-bit PNG, '
+                                f'got {desc}')
+        if 'img' in results and raw.shape != results['img'].shape[:2]:
+            raise DataFileError(f'depth map {path} is {raw.shape[1]}x{raw.shape[0]} but its '
+                                f'image {results.get("img_path")} is '
+                                f'{results["img"].shape[1]}x{results["img"].shape[0]}')
+        results['gt_depth_map'] = raw.astype(np.float32) / self.depth_scale
+        results.setdefault('seg_fields', []).append('gt_depth_map')
+        results['depth_rescale_factor'] = 1.0 / self.depth_scale
+        return results
+
+
+def crop_all(results: dict, top: int, bottom: int, left: int, right: int) -> dict:
+    """Crop the image and every pixel field; remember where the crop sits in the full image
+    (``crop_offset`` = top, left, full height, full width) for the evaluation crops."""
+    full_h, full_w = results['img'].shape[:2]
+    if not (0 <= top < bottom <= full_h and 0 <= left < right <= full_w):
+        raise DataFileError(f'image {results.get("img_path")} ({full_w}x{full_h}) is too small '
+                            f'for the crop rows {top}:{bottom}, cols {left}:{right}')
+    results['img'] = results['img'][top:bottom, left:right]
+    for key in results.get('seg_fields', []):
+        results[key] = results[key][top:bottom, left:right]
+    prev_top, prev_left, full_h, full_w = results.get('crop_offset', (0, 0, full_h, full_w))
+    results['crop_offset'] = (prev_top + top, prev_left + left, full_h, full_w)
+    # The cropped image is the reference: predictions are resized to ori_shape.
+    results['img_shape'] = results['ori_shape'] = results['img'].shape[:2]
+    return results
+
+
+@TRANSFORMS.register_module()
+class RegionCrop(BaseTransform):
+    """Crop to a named evaluation region, e.g. 'nyu_eigen' (rows 45:471, cols 41:601 of a
+    480x640 image, scaled for other sizes): trains on the part of NYU's images that is
+    evaluated, without their white border."""
+
+    def __init__(self, region: str = 'nyu_eigen'):
+        crop_box(region, 1, 1)  # fails early on an unknown name
+        self.region = region
+
+    def transform(self, results: dict) -> dict:
+        return crop_all(results, *crop_box(self.region, *results['img'].shape[:2]))
+
+
+@TRANSFORMS.register_module()
+class KBCrop(BaseTransform):
+    """KITTI benchmark crop: the bottom ``height`` rows and the centred ``width`` columns
+    (352x1216), which all KITTI raw image sizes contain."""
+
+    def __init__(self, height: int = 352, width: int = 1216):
+        self.height, self.width = height, width
+
+    def transform(self, results: dict) -> dict:
+        h, w = results['img'].shape[:2]
+        top, left = h - self.height, (w - self.width) // 2
+        return crop_all(results, top, top + self.height, left, left + self.width)
