@@ -13,6 +13,7 @@ from mmengine.config import DictAction
 
 sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
 from tools.launch import build_runner, config_from_args  # noqa: E402
+from vitspec.engine import CheckpointError  # noqa: E402
 
 
 def parse_args(argv=None):
@@ -42,13 +43,23 @@ def enable_show_dir(cfg, show_dir):
 def main(argv=None):
     args = parse_args(argv)
     cfg = config_from_args(args)
-    cfg.load_from = args.checkpoint
     if args.show_dir:
         enable_show_dir(cfg, args.show_dir)
     runner = build_runner(cfg)
+    load_strict(runner, args.checkpoint)
     metrics = runner.test()
     if runner.rank == 0:
         print('vitspec-metrics ' + json.dumps(scalar_metrics(metrics)), flush=True)
+
+
+def load_strict(runner, checkpoint: str):
+    """Unlike load_from (strict=False), a checkpoint of another model is an error here: a
+    test of half-loaded weights would print a wrong metric."""
+    try:
+        runner.load_checkpoint(checkpoint, strict=True)
+    except RuntimeError as exc:
+        raise CheckpointError(f'{checkpoint} does not fit the model of this config: {exc}') \
+            from None
 
 
 def scalar_metrics(metrics: dict) -> dict:

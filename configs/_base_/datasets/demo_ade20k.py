@@ -1,10 +1,12 @@
-# The procedural demo data in ADE20K's native layout (tools/make_demo_data.py).
+# The procedural demo data in ADE20K's native layout (tools/make_demo_data.py). The loaders
+# check every file (vitspec/datasets/checked_loading.py) and name the one that is bad.
 dataset_type = 'ADE20KDataset'
 data_root = 'data/demo/ade20k/ADEChallengeData2016'
 crop_size = (128, 128)
+load_annotations = dict(type='CheckedLoadAnnotations', num_classes=150, reduce_zero_label=True)
 train_pipeline = [
-    dict(type='LoadImageFromFile'),
-    dict(type='LoadAnnotations', reduce_zero_label=True),
+    dict(type='CheckedLoadImageFromFile'),
+    load_annotations,
     dict(type='RandomResize', scale=(128, 128), ratio_range=(0.75, 1.5), keep_ratio=True),
     dict(type='RandomCrop', crop_size=crop_size, cat_max_ratio=0.75),
     dict(type='RandomFlip', prob=0.5),
@@ -12,9 +14,9 @@ train_pipeline = [
     dict(type='PackSegInputs'),
 ]
 test_pipeline = [
-    dict(type='LoadImageFromFile'),
+    dict(type='CheckedLoadImageFromFile'),
     dict(type='Resize', scale=(128, 128), keep_ratio=True),
-    dict(type='LoadAnnotations', reduce_zero_label=True),
+    load_annotations,
     dict(type='PackSegInputs'),
 ]
 train_dataloader = dict(
