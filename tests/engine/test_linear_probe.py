@@ -10,6 +10,7 @@ from mmengine.hooks import Hook
 from tests.utils import ROOT, run_tool
 from tools.launch import build_runner
 from vitspec.engine import BackboneNotFrozenError
+from vitspec.models import SpecViT
 
 CONFIG = ROOT / 'configs/demo/fcn_specvit-tiny-p8-plain_2xb4-500it_demo-ade20k-128x128.py'
 
@@ -57,20 +58,18 @@ def probe_config(root, work_dir, checkpoint, frozen=True) -> Config:
     return cfg
 
 
-def pretrained_backbone(tmp_path, cfg_for_shapes):
-    from vitspec.models import SpecViT
-    args = {k: v for k, v in cfg_for_shapes.model.backbone.items() if k not in ('type', 'init_cfg')}
+def save_pretrained_backbone(cfg) -> dict:
+    """Writes the checkpoint that cfg's backbone loads; returns its tensors."""
+    args = {k: v for k, v in cfg.model.backbone.items() if k not in ('type', 'init_cfg')}
     backbone = SpecViT(**args)
     backbone.init_weights()
-    path = tmp_path / 'backbone.pth'
-    torch.save(backbone.state_dict(), path)
-    return path, copy.deepcopy(backbone.state_dict())
+    torch.save(backbone.state_dict(), cfg.model.backbone.init_cfg.checkpoint)
+    return copy.deepcopy(backbone.state_dict())
 
 
 def test_backbone_weights_do_not_move(demo_root, tmp_path):
-    path = tmp_path / 'backbone.pth'
-    cfg = probe_config(demo_root, tmp_path / 'work', path)
-    path, before = pretrained_backbone(tmp_path, cfg)
+    cfg = probe_config(demo_root, tmp_path / 'work', tmp_path / 'backbone.pth')
+    before = save_pretrained_backbone(cfg)
     runner = build_runner(cfg)
     modes = ModeRecorder()
     runner.register_hook(modes)
@@ -94,9 +93,8 @@ def test_backbone_weights_do_not_move(demo_root, tmp_path):
 
 
 def test_unfrozen_backbone_is_refused(demo_root, tmp_path):
-    path = tmp_path / 'backbone.pth'
-    cfg = probe_config(demo_root, tmp_path / 'work', path, frozen=False)
-    pretrained_backbone(tmp_path, cfg)
+    cfg = probe_config(demo_root, tmp_path / 'work', tmp_path / 'backbone.pth', frozen=False)
+    save_pretrained_backbone(cfg)
     runner = build_runner(cfg)
     with pytest.raises(BackboneNotFrozenError, match='backbone parameters still train'):
         runner.train()
