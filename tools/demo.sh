@@ -21,4 +21,4 @@ CKPT="$(cat "$WORK_DIR/last_checkpoint")"
 tools/dist_test.sh "$CONFIG" "$CKPT" "$NPROC" --work-dir "$WORK_DIR/test" \
     --cfg-options "${ROOT_OPT[@]}" | tee "$WORK_DIR/test.log"
 miou=$(sed -n 's/^vitspec-metrics .*"mIoU": \([0-9.]*\).*/\1/p' "$WORK_DIR/test.log")
-echo "demo mIoU: ${miou:-unknown} (checkpoint $CKPT)"
+printf 'demo mIoU: %.2f (checkpoint %s)\n' "${miou:-nan}" "$CKPT"

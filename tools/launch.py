@@ -42,11 +42,13 @@ def _replace_sync_bn(node):
 
 def setup_cpu_distributed(cfg: Config):
     """mmengine's init_dist calls torch.cuda.set_device; on CPU start gloo ourselves first
-    (the Runner then skips its own init) and wrap the model in DDP without device ids."""
+    (the Runner then skips its own init) and wrap the model in DDP without device ids. With BN
+    in place of SyncBN, buffers are broadcast from rank 0 so that every rank (and the saved
+    checkpoint) holds the same running statistics."""
     if not dist.is_initialized():
         dist.init_process_group('gloo', timeout=datetime.timedelta(seconds=DIST_TIMEOUT_S))
     cfg.model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=None,
-                                 broadcast_buffers=False,
+                                 broadcast_buffers=True,
                                  find_unused_parameters=cfg.get('find_unused_parameters', False))
     _replace_sync_bn(cfg.model)
     print_log('no CUDA: distributed on CPU with gloo, SyncBN replaced by BN', logger='current')
