@@ -1,0 +1,45 @@
+# The procedural demo data in COCO's layout (tools/make_demo_data.py): 5 classes, images of
+# 128x128 / 160x120 / 120x160, padded to 160x160. Mild scale jitter instead of LSJ's 0.1-2.0.
+dataset_type = 'CheckedCocoDataset'
+data_root = 'data/demo/coco/'
+metainfo = dict(classes=('person', 'bicycle', 'car', 'chair', 'dining table'))
+image_size = (160, 160)
+pad = dict(type='Pad', size=image_size, pad_val=dict(img=(114, 114, 114)))
+train_pipeline = [
+    dict(type='CheckedLoadImageFromFile'),
+    dict(type='LoadAnnotations', with_bbox=True, with_mask=True),
+    dict(type='RandomResize', scale=image_size, ratio_range=(0.8, 1.25), keep_ratio=True),
+    dict(type='RandomCrop', crop_type='absolute_range', crop_size=image_size,
+         recompute_bbox=True, allow_negative_crop=True),
+    dict(type='FilterAnnotations', min_gt_bbox_wh=(1e-2, 1e-2)),
+    dict(type='RandomFlip', prob=0.5),
+    pad,
+    dict(type='PackDetInputs'),
+]
+test_pipeline = [
+    dict(type='CheckedLoadImageFromFile'),
+    dict(type='Resize', scale=image_size, keep_ratio=True),
+    pad,
+    dict(type='LoadAnnotations', with_bbox=True, with_mask=True),
+    dict(type='PackDetInputs',
+         meta_keys=('img_id', 'img_path', 'ori_shape', 'img_shape', 'scale_factor')),
+]
+train_dataloader = dict(
+    batch_size=4, num_workers=0,
+    sampler=dict(type='InfiniteSampler', shuffle=True),
+    dataset=dict(
+        type=dataset_type, data_root=data_root, metainfo=metainfo,
+        ann_file='annotations/instances_train2017.json', data_prefix=dict(img='train2017/'),
+        filter_cfg=dict(filter_empty_gt=True), pipeline=train_pipeline))
+val_dataloader = dict(
+    batch_size=4, num_workers=0, drop_last=False,
+    sampler=dict(type='DefaultSampler', shuffle=False),
+    dataset=dict(
+        type=dataset_type, data_root=data_root, metainfo=metainfo,
+        ann_file='annotations/instances_val2017.json', data_prefix=dict(img='val2017/'),
+        test_mode=True, pipeline=test_pipeline))
+test_dataloader = val_dataloader
+val_evaluator = dict(
+    type='CocoMetric', ann_file=data_root + 'annotations/instances_val2017.json',
+    metric=['bbox', 'segm'])
+test_evaluator = val_evaluator

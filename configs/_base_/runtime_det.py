@@ -1,0 +1,16 @@
+default_scope = 'mmdet'
+custom_imports = dict(imports=['vitspec'], allow_failed_imports=False)
+env_cfg = dict(
+    cudnn_benchmark=False,
+    mp_cfg=dict(mp_start_method='fork', opencv_num_threads=0),
+    dist_cfg=dict(backend='nccl'),
+)
+vis_backends = [dict(type='LocalVisBackend')]
+visualizer = dict(type='DetLocalVisualizer', vis_backends=vis_backends, name='visualizer')
+log_processor = dict(by_epoch=False)
+log_level = 'INFO'
+load_from = None
+resume = False
+# ViTDet reads the last block without SpecViT's final norm, whose parameters then get no
+# gradient; DDP must be told to expect that.
+find_unused_parameters = True

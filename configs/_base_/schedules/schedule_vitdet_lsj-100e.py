@@ -1,0 +1,27 @@
+# ViTDet's COCO schedule (methods.md §5.5): 100 epochs = 184,375 iterations at batch 64, AdamW
+# lr 1e-4, wd 0.1, layer-wise lr decay (0.7 for ViT-B, 0.8 for ViT-L: set by the leaf),
+# 250-iteration warmup from 0.001, x0.1 at 163,889 and 177,546. ViTDet trains with AMP:
+# tools/train.py --amp (mmengine's AmpOptimWrapper needs a GPU, so it is not the default here).
+optim_wrapper = dict(
+    type='OptimWrapper',
+    optimizer=dict(type='AdamW', lr=1e-4, betas=(0.9, 0.999), weight_decay=0.1),
+    constructor='LayerDecayOptimWrapperConstructor',
+    paramwise_cfg=dict(decay_rate=0.7))
+max_iters = 184375
+param_scheduler = [
+    dict(type='LinearLR', start_factor=0.001, by_epoch=False, begin=0, end=250),
+    dict(type='MultiStepLR', by_epoch=False, begin=0, end=max_iters,
+         milestones=[163889, 177546], gamma=0.1),
+]
+train_cfg = dict(type='IterBasedTrainLoop', max_iters=max_iters, val_interval=18438)
+val_cfg = dict(type='ValLoop')
+test_cfg = dict(type='TestLoop')
+default_hooks = dict(
+    timer=dict(type='IterTimerHook'),
+    logger=dict(type='LoggerHook', interval=50, log_metric_by_epoch=False),
+    param_scheduler=dict(type='ParamSchedulerHook'),
+    checkpoint=dict(type='CheckpointHook', by_epoch=False, interval=18438, max_keep_ckpts=2),
+    sampler_seed=dict(type='DistSamplerSeedHook'),
+    visualization=dict(type='DetVisualizationHook'))
+# The lr above is for a total batch of 64; --cfg-options auto_scale_lr.enable=True rescales it.
+auto_scale_lr = dict(enable=False, base_batch_size=64)
