@@ -1,0 +1,227 @@
+"""Backbone speed and memory, side by side in ONE run: interleaved, repeated, medians, ratios.
+
+    python tools/benchmark.py --preset readme            # the README table (CPU here)
+    python tools/benchmark.py --models timm specvit specvit-spec --size s16 --img 224 --batch 8
+
+Every configuration is timed in turn, round after round, so drift of the machine hits all of
+them alike; the table reports the median time per batch and its ratio to the baseline (the
+first model unless --baseline). Memory: peak allocated on CUDA; on CPU, the bytes of tensors
+saved for backward (activation memory), which is what gradient checkpointing reduces.
+Also measures the machine's dense GEMM rate and the fraction of it each model achieves.
+"""
+import argparse
+import json
+import statistics
+import sys
+import time
+from contextlib import nullcontext
+from os import path as osp
+
+import torch
+
+sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
+
+SIZES = dict(  # name: (embed_dims, layers, heads, patch)
+    t8=(64, 4, 2, 8), s16=(384, 12, 6, 16), b16=(768, 12, 12, 16), l16=(1024, 24, 16, 16))
+SPECVIT_VARIANTS = {
+    'specvit': {},
+    'specvit-spec': dict(layer_scale_init=1e-5, specialize=dict()),
+    'specvit-ls': dict(layer_scale_init=1e-5),
+    'specvit-lora': dict(layer_scale_init=1e-5, specialize=dict(lora_rank=16)),
+    'specvit-tg-dct': dict(token_graying=dict(mode='dct', eps=0.7)),
+    'specvit-tg-svd': dict(token_graying=dict(mode='svd', eps=0.7)),
+    'specvit-cp': dict(with_cp=True),
+}
+PRESETS = {
+    'readme': [
+        dict(size='s16', img=224, batch=8, dtype='fp32', mode='inference',
+             models=['timm', 'mmseg', 'specvit', 'specvit-ls', 'specvit-spec', 'specvit-lora']),
+        dict(size='s16', img=224, batch=8, dtype='fp32', mode='training',
+             models=['timm', 'specvit', 'specvit-ls', 'specvit-spec', 'specvit-tg-dct',
+                     'specvit-tg-svd']),
+        dict(size='s16', img=224, batch=8, dtype='bf16', mode='inference',
+             models=['specvit', 'timm']),
+        dict(size='b16', img=512, batch=1, dtype='fp32', mode='training',
+             models=['specvit', 'specvit-cp'], rounds=3),
+    ],
+    'toy': [dict(size='t8', img=32, batch=2, dtype='fp32', mode='training',
+                 models=['timm', 'specvit', 'specvit-spec'], rounds=2)],
+}
+
+
+def build(name, size):
+    dims, layers, heads, patch = SIZES[size]
+    if name == 'timm':
+        import timm
+        return timm.models.VisionTransformer(
+            img_size=224, patch_size=patch, embed_dim=dims, depth=layers, num_heads=heads,
+            num_classes=0, dynamic_img_size=True, global_pool='')
+    if name == 'mmseg':
+        from mmseg.models.backbones import VisionTransformer
+        return VisionTransformer(img_size=224, patch_size=patch, embed_dims=dims,
+                                 num_layers=layers, num_heads=heads, out_indices=(layers - 1,),
+                                 final_norm=True, interpolate_mode='bicubic')
+    from vitspec.models import SpecViT
+    return SpecViT(img_size=224, patch_size=patch, embed_dims=dims, num_layers=layers,
+                   num_heads=heads, out_indices=(layers - 1,), **SPECVIT_VARIANTS[name])
+
+
+def _sum(out):
+    if isinstance(out, (tuple, list)):
+        return sum(_sum(o) for o in out)
+    return out.float().sum()
+
+
+class Case:
+    """One model in one setting: builds it once, runs one timed batch per call."""
+
+    def __init__(self, name, size, img, batch, dtype, mode, device):
+        torch.manual_seed(0)
+        self.name, self.mode, self.device = name, mode, device
+        self.model = build(name, size).to(device)
+        self.model.train(mode == 'training')  # mmseg's ViT.train() returns None: no chaining
+        self.x = torch.randn(batch, 3, img, img, device=device)
+        self.autocast = (torch.autocast(device.type, dtype=torch.bfloat16)
+                         if dtype == 'bf16' else nullcontext())
+
+    def step(self):
+        if self.mode == 'inference':
+            with torch.no_grad(), self.autocast:
+                self.model(self.x)
+        else:
+            with self.autocast:
+                loss = _sum(self.model(self.x))
+            loss.backward()
+            self.model.zero_grad(set_to_none=True)
+
+    def timed(self):
+        sync = torch.cuda.synchronize if self.device.type == 'cuda' else (lambda: None)
+        sync()
+        start = time.perf_counter()
+        self.step()
+        sync()
+        return time.perf_counter() - start
+
+    def flops(self):
+        from torch.utils.flop_counter import FlopCounterMode
+        with FlopCounterMode(display=False) as counter:
+            self.step()
+        return counter.get_total_flops()
+
+    def memory_bytes(self):
+        if self.device.type == 'cuda':
+            torch.cuda.reset_peak_memory_stats()
+            self.step()
+            return torch.cuda.max_memory_allocated()
+        if self.mode == 'inference':
+            return None
+        saved = 0
+
+        def pack(t):
+            nonlocal saved
+            saved += t.numel() * t.element_size()
+            return t
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), self.autocast:
+            loss = _sum(self.model(self.x))
+        loss.backward()
+        self.model.zero_grad(set_to_none=True)
+        return saved
+
+
+def gemm_rate(device, dtype, n=2048, rounds=5):
+    """Dense matmul FLOP/s of this machine (best of a few rounds)."""
+    torch_dtype = torch.bfloat16 if dtype == 'bf16' else torch.float32
+    a = torch.randn(n, n, device=device, dtype=torch_dtype)
+    b = torch.randn(n, n, device=device, dtype=torch_dtype)
+    a @ b
+    best = float('inf')
+    for _ in range(rounds):
+        if device.type == 'cuda':
+            torch.cuda.synchronize()
+        start = time.perf_counter()
+        a @ b
+        if device.type == 'cuda':
+            torch.cuda.synchronize()
+        best = min(best, time.perf_counter() - start)
+    return 2 * n ** 3 / best
+
+
+def run_setting(setting, device, rounds, warmup, baseline=None):
+    cases = [Case(m, setting['size'], setting['img'], setting['batch'], setting['dtype'],
+                  setting['mode'], device) for m in setting['models']]
+    for case in cases:
+        for _ in range(warmup):
+            case.step()
+    times = {c.name: [] for c in cases}
+    for _ in range(setting.get('rounds', rounds)):
+        for case in cases:  # interleaved
+            times[case.name].append(case.timed())
+    rate = gemm_rate(device, setting['dtype'])
+    base = baseline if baseline in times else cases[0].name
+    base_median = statistics.median(times[base])
+    rows = []
+    for case in cases:
+        median = statistics.median(times[case.name])
+        flops = case.flops()
+        rows.append(dict(model=case.name, median_s=median, ratio_vs_baseline=median / base_median,
+                         speed_vs_baseline=base_median / median, gflops=flops / 1e9,
+                         gemm_fraction=flops / median / rate,
+                         memory_mb=_mb(case.memory_bytes()), runs=len(times[case.name])))
+    return dict(setting={k: v for k, v in setting.items() if k != 'models'}, baseline=base,
+                gemm_gflops_per_s=rate / 1e9, device=str(device), rows=rows)
+
+
+def _mb(n):
+    return None if n is None else n / 2 ** 20
+
+
+def format_table(result):
+    s = result['setting']
+    head = (f"{s['size']} {s['img']}x{s['img']} batch {s['batch']} {s['dtype']} {s['mode']} "
+            f"on {result['device']} (GEMM {result['gemm_gflops_per_s']:.0f} GFLOP/s), "
+            f"baseline {result['baseline']}")
+    lines = [head, '| model | median ms | speed vs baseline | GFLOPs | GEMM fraction | memory MB |',
+             '|---|---|---|---|---|---|']
+    for r in result['rows']:
+        mem = '-' if r['memory_mb'] is None else f"{r['memory_mb']:.0f}"
+        lines.append(f"| {r['model']} | {r['median_s'] * 1e3:.1f} | {r['speed_vs_baseline']:.3f} "
+                     f"| {r['gflops']:.1f} | {r['gemm_fraction']:.2f} | {mem} |")
+    return '\n'.join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--preset', choices=sorted(PRESETS))
+    parser.add_argument('--models', nargs='+', help=f'timm, mmseg, {", ".join(SPECVIT_VARIANTS)}')
+    parser.add_argument('--size', default='s16', choices=sorted(SIZES))
+    parser.add_argument('--img', type=int, default=224)
+    parser.add_argument('--batch', type=int, default=8)
+    parser.add_argument('--dtype', default='fp32', choices=['fp32', 'bf16'])
+    parser.add_argument('--mode', default='inference', choices=['inference', 'training'])
+    parser.add_argument('--baseline', help='model the ratios refer to (default: the first)')
+    parser.add_argument('--rounds', type=int, default=15, help='interleaved timed rounds')
+    parser.add_argument('--warmup', type=int, default=2)
+    parser.add_argument('--device', default='cuda' if torch.cuda.is_available() else 'cpu')
+    parser.add_argument('--out', default='benchmark.json', help='JSON file for the results')
+    args = parser.parse_args(argv)
+    if args.preset:
+        settings = PRESETS[args.preset]
+    elif args.models:
+        settings = [dict(size=args.size, img=args.img, batch=args.batch, dtype=args.dtype,
+                         mode=args.mode, models=args.models)]
+    else:
+        parser.error('give --preset or --models')
+    device = torch.device(args.device)
+    results = []
+    for setting in settings:
+        result = run_setting(setting, device, args.rounds, args.warmup, args.baseline)
+        print(format_table(result) + '\n', flush=True)
+        results.append(result)
+    with open(args.out, 'w') as f:
+        json.dump(dict(command=' '.join(sys.argv), threads=torch.get_num_threads(),
+                       torch=torch.__version__, results=results), f, indent=1)
+    print(f'wrote {args.out}')
+
+
+if __name__ == '__main__':
+    main()
