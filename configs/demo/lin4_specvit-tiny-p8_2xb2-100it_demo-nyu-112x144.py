@@ -4,7 +4,7 @@ _base_ = [
     '../_base_/models/depth_linear.py', '../_base_/datasets/demo_nyu_depth.py',
     '../_base_/runtime_seg.py', '../_base_/schedules/schedule_demo.py'
 ]
-max_iters = 120
+max_iters = 100
 model = dict(
     data_preprocessor=dict(size_divisor=8),
     backbone=dict(
