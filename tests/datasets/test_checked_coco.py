@@ -1,0 +1,90 @@
+"""Bad COCO input: a missing image is an error naming it; a box of negative size is dropped
+with a warning naming its image, and the sample still trains the demo model."""
+import json
+
+import pytest
+import torch
+from mmengine.config import Config
+from mmengine.dataset import pseudo_collate
+from mmengine.registry import DefaultScope
+from PIL import Image
+
+import vitspec  # noqa: F401  (registers)
+import vitspec.datasets.checked_coco as checked_coco
+from mmdet.registry import DATASETS, MODELS
+from tests.utils import ROOT
+from vitspec.datasets import DataFileError
+
+DEMO = 'configs/demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-400it_demo-coco-160x160.py'
+SQUARE = [[10, 10, 50, 10, 50, 50, 10, 50]]
+
+
+def write_coco(root, boxes_by_image, missing=()):
+    """A COCO-layout folder with one 64x64 image per entry (except ``missing``) and one
+    'person' instance per box."""
+    (root / 'images').mkdir(parents=True)
+    images, anns = [], []
+    for img_id, (name, boxes) in enumerate(boxes_by_image.items(), 1):
+        if name not in missing:
+            Image.new('RGB', (64, 64), (img_id * 40, 90, 30)).save(root / 'images' / name)
+        images.append(dict(id=img_id, file_name=name, width=64, height=64))
+        for box in boxes:
+            anns.append(dict(id=len(anns) + 1, image_id=img_id, category_id=1, bbox=box,
+                             area=1600.0, iscrowd=0, segmentation=SQUARE))
+    (root / 'ann.json').write_text(json.dumps(dict(
+        images=images, annotations=anns, categories=[dict(id=1, name='person')])))
+
+
+def build_dataset(root, split='train'):
+    cfg = Config.fromfile(ROOT / DEMO)
+    dataset = cfg[f'{split}_dataloader'].dataset
+    dataset.update(data_root=str(root), ann_file='ann.json', data_prefix=dict(img='images/'),
+                   metainfo=dict(classes=('person', )))
+    with DefaultScope.overwrite_default_scope('mmdet'):
+        return DATASETS.build(dataset)
+
+
+def demo_loss(samples):
+    """The demo Mask R-CNN's training loss on these samples."""
+    cfg = Config.fromfile(ROOT / DEMO)
+    with DefaultScope.overwrite_default_scope('mmdet'):
+        model = MODELS.build(cfg.model)
+    model.init_weights()
+    batch = model.data_preprocessor(pseudo_collate(samples), True)
+    return model.parse_losses(model(**batch, mode='loss'))
+
+
+def test_missing_image_is_an_error_naming_it(tmp_path):
+    write_coco(tmp_path, {'here.jpg': [[10, 10, 40, 40]], 'gone.jpg': [[5, 5, 20, 20]]},
+               missing={'gone.jpg'})
+    with pytest.raises(DataFileError, match=r'1 images that are not on disk: .*gone\.jpg'):
+        build_dataset(tmp_path)
+
+
+def test_negative_box_is_dropped_with_a_warning_naming_the_image(tmp_path, monkeypatch):
+    logged = []
+    monkeypatch.setattr(checked_coco, 'print_log', lambda msg, **kw: logged.append(msg))
+    write_coco(tmp_path, {'good.jpg': [[10, 10, 40, 40]],
+                          'bad.jpg': [[10, 10, 40, 40], [30, 30, -20, 25]]})
+    dataset = build_dataset(tmp_path)
+    assert len(logged) == 1
+    assert 'bad.jpg (annotation 3, bbox [30, 30, -20, 25]: non-positive width' in logged[0]
+    assert 'good.jpg' not in logged[0]
+    bad = next(i for i in range(len(dataset)) if dataset.get_data_info(i)['img_path']
+               .endswith('bad.jpg'))
+    assert [inst['bbox'] for inst in dataset.get_data_info(bad)['instances']] == [
+        [10, 10, 50, 50]]
+
+    loss, _ = demo_loss([dataset[bad], dataset[1 - bad]])
+    assert torch.isfinite(loss)
+
+
+def test_image_left_without_valid_boxes_trains_as_background(tmp_path, monkeypatch):
+    monkeypatch.setattr(checked_coco, 'print_log', lambda msg, **kw: None)
+    write_coco(tmp_path, {'good.jpg': [[10, 10, 40, 40]], 'bad.jpg': [[30, 30, 0, -5]]})
+    dataset = build_dataset(tmp_path)
+    bad = dataset[1]
+    assert bad['data_samples'].img_path.endswith('bad.jpg')
+    assert len(bad['data_samples'].gt_instances) == 0
+    loss, _ = demo_loss([bad])
+    assert torch.isfinite(loss)
