@@ -1,21 +1,8 @@
 # DPT decoder on 4 layers (readout 'project', 256 channels), depth regressed (ReLU + min depth),
 # as DINOv2 evaluates it. The leaf config adds the backbone, the head's embed_dims and
 # post_process_channels ([D/8, D/4, D/2, D] by default), depth_range and test_cfg.
-data_preprocessor = dict(
-    type='SegDataPreProcessor',
-    mean=[123.675, 116.28, 103.53],
-    std=[58.395, 57.12, 57.375],
-    bgr_to_rgb=True,
-    pad_val=0,
-    seg_pad_val=0,  # padded depth must read as "no measurement"
-    size_divisor=14)
+_base_ = ['./depth_estimator.py']
 model = dict(
-    type='DepthEstimator',
-    data_preprocessor=data_preprocessor,
     decode_head=dict(
         type='DPTDepthHead', channels=256, readout_type='project',
-        classify=False, regression='relu',
-        loss_decode=[dict(type='SigLoss', warm_up_iters=100),
-                     dict(type='GradientLoss', loss_weight=0.5)]),
-    train_cfg=dict(),
-    test_cfg=dict(mode='whole'))
+        classify=False, regression='relu'))
