@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 import torch
 from mmengine.config import Config
+from mmengine.dataset import pseudo_collate
 from mmengine.registry import DefaultScope
 from mmengine.structures import PixelData
-from mmseg.registry import DATASETS, METRICS
+from mmseg.registry import DATASETS, METRICS, MODELS
 from PIL import Image
 
 import vitspec  # noqa: F401  (registers)
@@ -97,3 +98,19 @@ def test_train_pipelines_run_on_the_real_samples(realdata, which):
             assert gt.shape == (352, 704)  # the random crop
         assert (gt >= 0).all() and gt.max() <= max_depth  # rotation pads with 0, not 255
         assert (gt > 0).float().mean() > 0.01
+
+
+@pytest.mark.parametrize('which', ['nyu', 'kitti'])
+def test_protocol_model_predicts_at_ground_truth_size(realdata, which):
+    """The config's test mode (whole image + flip) runs on the sample, and the prediction
+    comes back at the ground truth's size, ready for the metric."""
+    dataset, cfg = (nyu_dataset if which == 'nyu' else kitti_dataset)(realdata)
+    cfg.model.decode_head.norm_cfg = dict(type='BN')  # no SyncBN on CPU
+    cfg.model.backbone.update(num_layers=cfg.model.backbone.out_indices[-1] + 1, init_cfg=None)
+    with DefaultScope.overwrite_default_scope('mmseg'):
+        model = MODELS.build(cfg.model).eval()
+    with torch.no_grad():
+        out = model.test_step(pseudo_collate([dataset[0]]))[0]
+    assert out.pred_depth_map.shape == out.gt_depth_map.shape
+    depth = out.pred_depth_map.data
+    assert depth.min() >= 1e-3 and depth.max() <= cfg.depth_range['max_depth']
