@@ -22,6 +22,9 @@ def parse_args(argv=None):
     parser.add_argument('checkpoint', help='checkpoint file')
     parser.add_argument('--work-dir', help='where the test logs go')
     parser.add_argument('--show-dir', help='write prediction pictures (PNG) here')
+    parser.add_argument('--tta', action='store_true',
+                        help="test-time augmentation: the config's tta_pipeline and tta_model "
+                             '(multi-scale + flip for the "+ms" protocols)')
     parser.add_argument('--cfg-options', nargs='+', action=DictAction, metavar='KEY=VALUE')
     parser.add_argument('--launcher', choices=['none', 'pytorch', 'slurm'], default='none')
     parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
@@ -40,9 +43,20 @@ def enable_show_dir(cfg, show_dir):
     cfg.visualizer.vis_backends = [dict(type='LocalVisBackend')]
 
 
+def enable_tta(cfg):
+    for key in ('tta_pipeline', 'tta_model'):
+        if key not in cfg:
+            raise KeyError(f'--tta needs {key} in the config')
+    cfg.test_dataloader.dataset.pipeline = cfg.tta_pipeline
+    cfg.tta_model.module = cfg.model
+    cfg.model = cfg.tta_model
+
+
 def main(argv=None):
     args = parse_args(argv)
     cfg = config_from_args(args)
+    if args.tta:
+        enable_tta(cfg)
     if args.show_dir:
         enable_show_dir(cfg, args.show_dir)
     runner = build_runner(cfg)

@@ -49,6 +49,11 @@ def test_dist_train_then_dist_test_beats_chance(demo_ade, tmp_path):
     chance = constant_predictor_bound(demo_ade)
     assert miou > 1.5 * chance, f'mIoU {miou:.1f} vs constant-predictor bound {chance:.1f}'
 
+    tta = run_tool(['tools/test.py', CONFIG, ckpt, '--tta', '--work-dir', tmp_path / 'tta',
+                    '--cfg-options', *data_options(demo_ade)])
+    tta_miou = json.loads(re.search(r'^vitspec-metrics (.*)$', tta.stdout, re.M).group(1))['mIoU']
+    assert tta_miou > 1.5 * chance  # the checkpoint loaded into the TTA wrapper, strictly
+
 
 def test_resume_reaches_same_state_as_uninterrupted(demo_ade, tmp_path):
     common = [CONFIG, '--cfg-options', *data_options(demo_ade), 'train_cfg.max_iters=6',

@@ -53,9 +53,17 @@ def test_out_indices_and_final_norm():
     assert not torch.allclose(first, last)
 
 
-def test_input_not_multiple_of_patch_raises():
+def test_input_not_multiple_of_patch_is_center_padded():
+    model = SpecViT(img_size=32, **TOY).eval()
+    model.init_weights()
+    x = torch.randn(1, 3, 27, 35)
+    padded = torch.zeros(1, 3, 32, 40)
+    padded[:, :, 2:29, 2:37] = x  # 5 rows: 2 above, 3 below; 5 columns: 2 left, 3 right
+    with torch.no_grad():
+        torch.testing.assert_close(model(x)[0], model(padded)[0])
+    assert model(x)[0].shape == (1, 64, 4, 5)
     with pytest.raises(ValueError, match='not a multiple of the patch size 8'):
-        SpecViT(img_size=32, **TOY)(torch.randn(1, 3, 30, 32))
+        model.patch_embed(x)  # the embedding itself never pads silently
 
 
 def test_registered_in_mmseg_and_mmdet():

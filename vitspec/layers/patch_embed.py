@@ -1,5 +1,14 @@
 import torch
+import torch.nn.functional as F
 from torch import nn
+
+
+def center_pad_to_multiple(x: torch.Tensor, multiple: int) -> torch.Tensor:
+    """Zero-pad an NCHW image on both sides so that H and W are multiples (DINOv2's way)."""
+    pad_h, pad_w = -x.shape[-2] % multiple, -x.shape[-1] % multiple
+    if not (pad_h or pad_w):
+        return x
+    return F.pad(x, (pad_w // 2, pad_w - pad_w // 2, pad_h // 2, pad_h - pad_h // 2))
 
 
 class PatchEmbed(nn.Module):

@@ -19,6 +19,15 @@ test_pipeline = [
     load_annotations,
     dict(type='PackSegInputs'),
 ]
+tta_pipeline = [  # multi-scale + flip test: tools/test.py --tta
+    dict(type='CheckedLoadImageFromFile'),
+    dict(type='TestTimeAug',
+         transforms=[[dict(type='Resize', scale_factor=r, keep_ratio=True)
+                      for r in (0.75, 1.0, 1.25)],
+                     [dict(type='RandomFlip', prob=0.0, direction='horizontal'),
+                      dict(type='RandomFlip', prob=1.0, direction='horizontal')],
+                     [load_annotations], [dict(type='PackSegInputs')]])
+]
 train_dataloader = dict(
     batch_size=4,
     num_workers=0,

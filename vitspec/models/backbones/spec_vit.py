@@ -8,7 +8,7 @@ from mmengine.model.weight_init import trunc_normal_
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from vitspec.layers import Block, PatchEmbed, resample_pos_embed
+from vitspec.layers import Block, PatchEmbed, center_pad_to_multiple, resample_pos_embed
 from vitspec.layers.block import LayerNorm
 from vitspec.layers.class_attention import ClassAttentionBlock
 from vitspec.layers.layer_scaling import layerwise_widths
@@ -46,8 +46,9 @@ class SpecViT(BaseModule):
 
     Tokens are laid out ``[CLS | registers | patches]``. The learned position embedding covers
     the patch grid of ``img_size`` (plus the CLS slot when ``pos_embed_cls``) and is resampled
-    to every input size that is a multiple of ``patch_size`` (``pos_embed_interp``: 'timm' or
-    the original 'dinov2' rule). Returns a tuple of NCHW patch-token maps, one per entry of
+    to the grid of every input (``pos_embed_interp``: 'timm' or the original 'dinov2' rule);
+    an input that is not a multiple of ``patch_size`` is zero-padded on both sides first, as
+    DINOv2 does, so the maps have ceil(H / patch) x ceil(W / patch) cells. Returns a tuple of NCHW patch-token maps, one per entry of
     ``out_indices`` (0-based block indices), normalized by the final norm if ``final_norm``;
     with ``output_cls_token`` each entry is ``(map, cls)`` with the (B, C) CLS token beside it
     (as mmseg's ViT and DINOv2's depth heads expect).
@@ -242,6 +243,7 @@ class SpecViT(BaseModule):
 
     def forward(self, x: torch.Tensor):
         B = x.shape[0]
+        x = center_pad_to_multiple(x, self.patch_size)
         if self.token_graying is not None:
             x = self.token_graying(x)
         x, (h, w) = self._embed(x)
