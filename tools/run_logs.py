@@ -1,0 +1,59 @@
+"""Reading what mmengine 0.10.7 writes into a work dir, for analyze_logs.py and summarize.py.
+
+    WORK_DIR/<timestamp>/vis_data/scalars.json   LocalVisBackend: one JSON object a line,
+                                                 training records (loss, lr, ..., iter, step)
+                                                 and validation records (metrics, step)
+    WORK_DIR/<timestamp>/vis_data/<timestamp>.json   LoggerHook: the same records
+    WORK_DIR/<timestamp>/<timestamp>.json        tools/test.py: one JSON object, the test metrics
+"""
+import json
+from pathlib import Path
+
+# The headline metric of each task, as mmseg / mmdet / vitspec's depth metric name it.
+TASK_METRICS = {
+    'segmentation': ['mIoU', 'mAcc', 'aAcc'],
+    'detection': ['coco/bbox_mAP', 'coco/segm_mAP', 'coco/bbox_mAP_50'],
+    'depth': ['rmse', 'abs_rel', 'delta1'],
+}
+
+
+def scalar_files(work_dir: Path) -> list:
+    """Each run's scalar log, oldest run first (a resumed run continues in a newer one)."""
+    files = []
+    for run in sorted(p for p in Path(work_dir).iterdir() if (p / 'vis_data').is_dir()):
+        scalars = run / 'vis_data' / 'scalars.json'
+        fallback = run / 'vis_data' / f'{run.name}.json'
+        if scalars.is_file() or fallback.is_file():
+            files.append(scalars if scalars.is_file() else fallback)
+    return files
+
+
+def read_records(path: Path) -> list:
+    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+
+
+def series(work_dir: Path, key: str) -> tuple:
+    """(steps, values) of ``key`` over all runs of a work dir; a later run wins on a step."""
+    by_step = {}
+    for path in scalar_files(work_dir):
+        for r in read_records(path):
+            if key in r and isinstance(r[key], (int, float)):
+                by_step[r['step']] = r[key]
+    steps = sorted(by_step)
+    return steps, [by_step[s] for s in steps]
+
+
+def test_results(work_dir: Path) -> dict:
+    """The newest tools/test.py result (WORK_DIR/<ts>/<ts>.json), or {}."""
+    for run in sorted(Path(work_dir).iterdir(), reverse=True):
+        result = run / f'{run.name}.json'
+        if result.is_file():
+            return json.loads(result.read_text())
+    return {}
+
+
+def task_of(record: dict) -> str:
+    for task, metrics in TASK_METRICS.items():
+        if metrics[0] in record:
+            return task
+    return None
