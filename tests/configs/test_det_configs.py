@@ -81,7 +81,7 @@ def test_coco_config_follows_the_vitdet_recipe(path):
     assert jitter.ratio_range == (0.1, 2.0) and jitter.scale == (1024, 1024)
     for pipeline in (cfg.train_pipeline, cfg.test_pipeline):
         assert pipeline[0].type == 'CheckedLoadImageFromFile'
-        assert {'type': 'Pad', 'size': (1024, 1024), 'pad_val': {'img': (114, 114, 114)}} \
+        assert {'type': 'FixedSizePad', 'size': (1024, 1024), 'pad_val': {'img': (114, 114, 114)}} \
             in pipeline  # one position-embedding grid at train and test time
     assert cfg.train_dataloader.dataset.type == 'CheckedCocoDataset'
 

@@ -40,6 +40,7 @@ def test_real_images_load_through_the_pipeline(realdata, split):
         sample = dataset[i]
         assert sample['inputs'].shape == (3, 1024, 1024)  # padded to the one training grid
         meta, gt = sample['data_samples'].metainfo, sample['data_samples'].gt_instances
+        assert max(meta['img_shape']) <= 1024  # the unpadded size (FixedSizePad)
         if split == 'val':
             assert max(meta['img_shape']) == 1024
             crowd = sample['data_samples'].ignored_instances  # iscrowd regions

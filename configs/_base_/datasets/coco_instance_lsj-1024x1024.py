@@ -4,7 +4,7 @@
 dataset_type = 'CheckedCocoDataset'
 data_root = 'data/coco/'
 image_size = (1024, 1024)
-pad = dict(type='Pad', size=image_size, pad_val=dict(img=(114, 114, 114)))
+pad = dict(type='FixedSizePad', size=image_size, pad_val=dict(img=(114, 114, 114)))
 train_pipeline = [
     dict(type='CheckedLoadImageFromFile'),
     dict(type='LoadAnnotations', with_bbox=True, with_mask=True),
