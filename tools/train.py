@@ -1,6 +1,7 @@
 """Train a vitspec config with mmengine's Runner (scope from the config's default_scope).
 
     python tools/train.py CONFIG [--work-dir DIR] [--resume] [--amp] [--cfg-options k=v ...]
+        [--vis-backend tensorboard wandb]
     tools/dist_train.sh CONFIG NUM_GPUS [args]     # torchrun; CPU + gloo when there is no GPU
 """
 import argparse
@@ -12,6 +13,8 @@ from mmengine.config import DictAction
 
 sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
 from tools.launch import build_runner, config_from_args  # noqa: E402
+from tools.progress_hook import add_progress_bar  # noqa: E402
+from tools.vis_backends import BACKENDS, add_vis_backends  # noqa: E402
 
 
 def parse_args(argv=None):
@@ -24,6 +27,8 @@ def parse_args(argv=None):
     parser.add_argument('--amp', action='store_true', help='automatic mixed precision')
     parser.add_argument('--cfg-options', nargs='+', action=DictAction, metavar='KEY=VALUE',
                         help='override config entries, e.g. train_cfg.max_iters=100')
+    parser.add_argument('--vis-backend', nargs='+', choices=sorted(BACKENDS), default=[],
+                        help='also log to TensorBoard and/or Weights & Biases')
     parser.add_argument('--launcher', choices=['none', 'pytorch', 'slurm'], default='none')
     parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
     args = parser.parse_args(argv)
@@ -33,7 +38,8 @@ def parse_args(argv=None):
 
 def main(argv=None):
     args = parse_args(argv)
-    cfg = config_from_args(args)
+    cfg = add_vis_backends(config_from_args(args), args.vis_backend, args.config)
+    add_progress_bar(cfg)  # validation batches, on a terminal only
     if args.resume == 'auto':
         cfg.resume, cfg.load_from = True, None
     elif args.resume:
