@@ -1,0 +1,21 @@
+"""tools/make_model_table.py: docs/model_zoo.md lists every benchmark config and is current."""
+from tests.utils import ROOT, run_tool
+from tools.make_model_table import DATASETS, describe, model_table
+
+
+def test_every_config_listed_once():
+    table = model_table()
+    for folder, _ in DATASETS:
+        for config in (ROOT / 'configs' / folder).glob('*.py'):
+            assert table.count(f'](../configs/{folder}/{config.name})') == 1, config
+
+
+def test_technique_read_from_base_lines():
+    row = describe(ROOT / 'configs/coco/mask-rcnn_vit-b16-spec_simplefpn_16xb4-lsj-100e_'
+                          'coco-1024x1024.py')
+    assert (row['technique'], row['backbone'], row['crop']) == ('specialized', 'vit-b16',
+                                                                '1024x1024')
+
+
+def test_committed_table_is_current():
+    run_tool(['tools/make_model_table.py', '--check'])
