@@ -1,8 +1,9 @@
 """``tools/train.py --vis-backend tensorboard wandb``: add mmengine visualizer backends to a config.
 
 A flag rather than a ``_base_`` fragment because mmengine refuses a key (``visualizer``) defined
-in two bases, and every runtime base already defines it. The same in a config file:
-``visualizer = dict(vis_backends=[dict(type='LocalVisBackend'), dict(type='TensorboardVisBackend')])``.
+in two bases, and every runtime base already defines it. The same in a leaf config file:
+``visualizer = dict(vis_backends=[dict(type='LocalVisBackend'),
+dict(type='TensorboardVisBackend')])``.
 The packages (tensorboard, wandb) are optional: a missing one is reported before training starts.
 """
 import importlib.util
