@@ -30,7 +30,7 @@ model = dict(
         rcnn=dict(sampler=dict(num=64))),
     test_cfg=dict(rpn=dict(nms_pre=500, max_per_img=100), rcnn=dict(max_per_img=50)))
 max_iters = 400
-optim_wrapper = dict(optimizer=dict(lr=1e-3, weight_decay=0.05), clip_grad=dict(max_norm=1.0),
+optim_wrapper = dict(optimizer=dict(lr=2e-3, weight_decay=0.05), clip_grad=dict(max_norm=1.0),
                      paramwise_cfg=dict(decay_rate=1.0))
 param_scheduler = [
     dict(type='LinearLR', start_factor=0.001, by_epoch=False, begin=0, end=50),
