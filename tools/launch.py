@@ -3,6 +3,7 @@ that also works distributed on CPU (gloo) when no GPU is present."""
 import datetime
 import os
 import os.path as osp
+from contextlib import contextmanager
 
 import torch
 import torch.distributed as dist
@@ -64,6 +65,7 @@ def guard_nonfinite_loss(cfg: Config):
 
 def build_runner(cfg: Config) -> Runner:
     guard_nonfinite_loss(cfg)
+    cfg.custom_hooks = [*cfg.get('custom_hooks', []), dict(type='EmptyDatasetCheckHook')]
     if not torch.cuda.is_available():
         if cfg.launcher != 'none':
             setup_cpu_distributed(cfg)
@@ -72,3 +74,19 @@ def build_runner(cfg: Config) -> Runner:
     if 'runner_type' in cfg:
         return RUNNERS.build(cfg)
     return Runner.from_cfg(cfg)
+
+
+@contextmanager
+def empty_datasets_explained(cfg: Config):
+    """mmengine fails on a dataset without samples deep in its serialization
+    ('need at least one array to concatenate'); say which data roots were searched instead.
+    Datasets that are not serialized are caught by EmptyDatasetCheckHook."""
+    try:
+        yield
+    except ValueError as exc:
+        if 'need at least one array to concatenate' not in str(exc):
+            raise
+        from vitspec.datasets import DataFileError
+        roots = {split: cfg[f'{split}_dataloader'].dataset.get('data_root')
+                 for split in ('train', 'val', 'test') if cfg.get(f'{split}_dataloader')}
+        raise DataFileError(f'a dataset is empty: no samples found under {roots}') from None

@@ -12,7 +12,7 @@ import sys
 from mmengine.config import DictAction
 
 sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
-from tools.launch import build_runner, config_from_args  # noqa: E402
+from tools.launch import build_runner, config_from_args, empty_datasets_explained  # noqa: E402,E501
 from tools.progress_hook import add_progress_bar  # noqa: E402
 from vitspec.engine import CheckpointError  # noqa: E402
 
@@ -63,7 +63,8 @@ def main(argv=None):
         enable_show_dir(cfg, args.show_dir)
     runner = build_runner(cfg)
     load_strict(runner, args.checkpoint)
-    metrics = runner.test()
+    with empty_datasets_explained(cfg):
+        metrics = runner.test()
     if runner.rank == 0:
         print('vitspec-metrics ' + json.dumps(scalar_metrics(metrics)), flush=True)
 

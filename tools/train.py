@@ -12,7 +12,7 @@ import sys
 from mmengine.config import DictAction
 
 sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
-from tools.launch import build_runner, config_from_args  # noqa: E402
+from tools.launch import build_runner, config_from_args, empty_datasets_explained  # noqa: E402,E501
 from tools.progress_hook import add_progress_bar  # noqa: E402
 from tools.vis_backends import BACKENDS, add_vis_backends  # noqa: E402
 
@@ -48,7 +48,8 @@ def main(argv=None):
         cfg.optim_wrapper.type = 'AmpOptimWrapper'
         cfg.optim_wrapper.setdefault('loss_scale', 'dynamic')
     runner = build_runner(cfg)
-    runner.train()
+    with empty_datasets_explained(cfg):
+        runner.train()
 
 
 if __name__ == '__main__':

@@ -74,3 +74,33 @@ def test_cityscapes_range_excludes_class_19_but_keeps_ignore():
     check.check_labels(np.array([[0, 18, 255]]), 'ok.png', reduce_zero_label=False)
     with pytest.raises(DataFileError, match=r'bad\.png has label values \[19\] outside 0\.\.18'):
         check.check_labels(np.array([[0, 19, 255]]), 'bad.png', reduce_zero_label=False)
+
+
+def test_label_of_the_wrong_size(ade_root):
+    dataset, image, label = first_train_sample(ade_root)
+    seg = np.asarray(Image.open(label))
+    Image.fromarray(seg[:-3]).save(label)
+    with pytest.raises(DataFileError, match=rf'annotation {re.escape(label)} is \d+x\d+ but its '
+                                            rf'image {re.escape(image)} is'):
+        load(dataset)
+
+
+def test_truncated_label_png(ade_root):
+    dataset, _, label = first_train_sample(ade_root)
+    data = open(label, 'rb').read()
+    open(label, 'wb').write(data[:len(data) // 2])
+    with pytest.raises(DataFileError, match=re.escape(label)):
+        load(dataset)
+
+
+def test_empty_dataset_directory_is_named(tmp_path):
+    root = tmp_path / 'ADEChallengeData2016'
+    for sub in ('images/training', 'annotations/training', 'images/validation',
+                'annotations/validation'):
+        (root / sub).mkdir(parents=True)
+    proc = run_tool(['tools/train.py', ROOT / 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py',
+                     '--work-dir', tmp_path / 'w', '--cfg-options',
+                     f'train_dataloader.dataset.data_root={root}',
+                     f'val_dataloader.dataset.data_root={root}'], check=False, timeout=300)
+    assert proc.returncode != 0
+    assert f"a dataset is empty: no samples found under {{'train': '{root}'" in proc.stderr

@@ -68,6 +68,10 @@ class CheckedLoadAnnotations(LoadAnnotations):
         if raw is None or raw.squeeze().ndim != 2:
             raise DataFileError(f'annotation {path} is not a single-channel label image')
         self.check_labels(raw, path, results.get('reduce_zero_label', self.reduce_zero_label))
+        image_hw = results.get('ori_shape')
+        if image_hw is not None and tuple(raw.shape[:2]) != tuple(image_hw[:2]):
+            raise DataFileError(f'annotation {path} is {raw.shape[1]}x{raw.shape[0]} but its image '
+                                f'{results.get("img_path")} is {image_hw[1]}x{image_hw[0]}')
         super()._load_seg_map(results)
 
     def check_labels(self, raw: np.ndarray, path: str, reduce_zero_label: bool) -> None:
