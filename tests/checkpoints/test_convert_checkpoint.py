@@ -72,7 +72,9 @@ def test_inconsistent_vit_checkpoint_lists_keys(tmp_path):
 def test_timm_name_offline_fails_clearly(monkeypatch):
     import pytest
     from vitspec.engine import CheckpointError
-    monkeypatch.setenv('HF_HUB_OFFLINE', '1')
+    import huggingface_hub.constants
+    monkeypatch.setenv('HF_HUB_OFFLINE', '1')  # read at import time: patch the constant too
+    monkeypatch.setattr(huggingface_hub.constants, 'HF_HUB_OFFLINE', True)
     model = SpecViT(img_size=518, patch_size=14, embed_dims=384, num_layers=12, num_heads=6,
                     layer_scale_init=1e-5,
                     init_cfg=dict(type='Pretrained',
