@@ -137,3 +137,9 @@ def test_output_cls_token_pairs_maps_with_the_normed_cls():
     assert fmap.shape == (2, 64, 4, 4) and cls.shape == (2, 64)
     torch.testing.assert_close(cls, model.norm(tokens)[:, 0])
     torch.testing.assert_close(fmap.flatten(2).transpose(1, 2), model.norm(tokens)[:, 3:])
+
+
+def test_unused_final_norm_is_frozen():
+    assert not any(p.requires_grad for p in SpecViT(img_size=32, final_norm=False,
+                                                    **TOY).norm.parameters())
+    assert all(p.requires_grad for p in SpecViT(img_size=32, **TOY).norm.parameters())

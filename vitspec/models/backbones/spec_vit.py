@@ -269,6 +269,8 @@ class SpecViT(BaseModule):
     def _freeze_stages(self):
         if self.class_attn:  # no dense loss reaches them (see the class docstring)
             self.blocks_token_only.requires_grad_(False)
+        elif not self.final_norm:  # unused: a trainable unused parameter upsets DDP
+            self.norm.requires_grad_(False)
         if self.frozen_stages < 0:
             return
         frozen = [self.patch_embed, *self.blocks[:self.frozen_stages]]
