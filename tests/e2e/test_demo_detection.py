@@ -7,7 +7,7 @@ import pytest
 
 from tests.utils import run_tool
 
-CONFIG = 'configs/demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-400it_demo-coco-160x160.py'
+CONFIG = 'configs/demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-600it_demo-coco-160x160.py'
 
 
 @pytest.fixture(scope='module')
@@ -39,7 +39,7 @@ def test_dist_train_learns_to_detect(demo_coco, tmp_path):
     run_tool(['tools/dist_train.sh', CONFIG, 2, '--work-dir', work,
               '--cfg-options', *data_options(demo_coco)])
     metrics = final_val_metrics(work)
-    # An untrained model predicts nothing (no CocoMetric result at all). 400 iterations reach
-    # bbox AP 0.010 / AP50 0.041 here; issue 6 asks for AP >= 0.05, which needs a longer run.
-    assert metrics['coco/bbox_mAP_50'] >= 0.02, metrics
-    assert metrics['coco/bbox_mAP'] > 0.0 and metrics['coco/segm_mAP'] > 0.0, metrics
+    # An untrained model predicts nothing (no CocoMetric result at all). 600 iterations reach
+    # bbox AP 0.038 / AP50 0.135 / segm AP 0.021 here; issue 6 asks for AP >= 0.05.
+    assert metrics['coco/bbox_mAP'] >= 0.02 and metrics['coco/bbox_mAP_50'] >= 0.08, metrics
+    assert metrics['coco/segm_mAP'] > 0.0, metrics
