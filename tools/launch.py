@@ -90,3 +90,12 @@ def empty_datasets_explained(cfg: Config):
         roots = {split: cfg[f'{split}_dataloader'].dataset.get('data_root')
                  for split in ('train', 'val', 'test') if cfg.get(f'{split}_dataloader')}
         raise DataFileError(f'a dataset is empty: no samples found under {roots}') from None
+
+
+def shutdown_distributed():
+    """Destroy the process group before the interpreter exits: left to the interpreter's
+    teardown, gloo's threads can abort the process ('terminate called without an active
+    exception') after a run that succeeded."""
+    if dist.is_available() and dist.is_initialized():
+        dist.barrier()
+        dist.destroy_process_group()

@@ -12,7 +12,8 @@ import sys
 from mmengine.config import DictAction
 
 sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
-from tools.launch import build_runner, config_from_args, empty_datasets_explained  # noqa: E402,E501
+from tools.launch import (build_runner, config_from_args, empty_datasets_explained,  # noqa: E402
+                          shutdown_distributed)
 from tools.progress_hook import add_progress_bar  # noqa: E402
 from vitspec.engine import CheckpointError  # noqa: E402
 
@@ -65,6 +66,7 @@ def main(argv=None):
     load_strict(runner, args.checkpoint)
     with empty_datasets_explained(cfg):
         metrics = runner.test()
+    shutdown_distributed()
     if runner.rank == 0:
         print('vitspec-metrics ' + json.dumps(scalar_metrics(metrics)), flush=True)
 

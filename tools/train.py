@@ -12,7 +12,8 @@ import sys
 from mmengine.config import DictAction
 
 sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
-from tools.launch import build_runner, config_from_args, empty_datasets_explained  # noqa: E402,E501
+from tools.launch import (build_runner, config_from_args, empty_datasets_explained,  # noqa: E402
+                          shutdown_distributed)
 from tools.progress_hook import add_progress_bar  # noqa: E402
 from tools.vis_backends import BACKENDS, add_vis_backends  # noqa: E402
 
@@ -50,6 +51,7 @@ def main(argv=None):
     runner = build_runner(cfg)
     with empty_datasets_explained(cfg):
         runner.train()
+    shutdown_distributed()
 
 
 if __name__ == '__main__':
