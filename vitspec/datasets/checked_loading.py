@@ -24,6 +24,15 @@ def read_bytes(path: str, what: str, backend_args=None, **context) -> bytes:
         raise DataFileError(f'{what} not found: {path}{_context(context)}') from exc
 
 
+def decode(data: bytes, path: str, what: str, flag: str = 'unchanged', backend=None):
+    """mmcv.imfrombytes, with decoder failures (backends raise different types for corrupt
+    data) turned into a DataFileError naming the file. Returns None where mmcv does."""
+    try:
+        return mmcv.imfrombytes(data, flag=flag, backend=backend)
+    except Exception as exc:
+        raise DataFileError(f'cannot decode {what} {path}: {exc}') from exc
+
+
 def _context(context: dict) -> str:
     return ''.join(f' ({k}: {v})' for k, v in context.items() if v)
 
@@ -35,10 +44,7 @@ class CheckedLoadImageFromFile(LoadImageFromFile):
     def transform(self, results: dict) -> dict:
         path = results['img_path']
         data = read_bytes(path, 'image', self.backend_args)
-        try:
-            img = mmcv.imfrombytes(data, flag=self.color_type, backend=self.imdecode_backend)
-        except Exception as exc:  # backends raise different types for corrupt data
-            raise DataFileError(f'cannot decode image {path}: {exc}') from exc
+        img = decode(data, path, 'image', self.color_type, self.imdecode_backend)
         if img is None:
             raise DataFileError(f'cannot decode image {path} ({len(data)} bytes)')
         if self.to_float32:
@@ -61,10 +67,7 @@ class CheckedLoadAnnotations(LoadAnnotations):
     def _load_seg_map(self, results: dict) -> None:
         path = results['seg_map_path']
         data = read_bytes(path, 'annotation', self.backend_args, image=results.get('img_path'))
-        try:
-            raw = mmcv.imfrombytes(data, flag='unchanged', backend=self.imdecode_backend)
-        except Exception as exc:
-            raise DataFileError(f'cannot decode annotation {path}: {exc}') from exc
+        raw = decode(data, path, 'annotation', backend=self.imdecode_backend)
         if raw is None or raw.squeeze().ndim != 2:
             raise DataFileError(f'annotation {path} is not a single-channel label image')
         self.check_labels(raw, path, results.get('reduce_zero_label', self.reduce_zero_label))

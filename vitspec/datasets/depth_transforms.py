@@ -1,11 +1,10 @@
 """Depth loading and the fixed crops of the depth benchmarks."""
-import mmcv
 import numpy as np
 from mmcv.transforms import BaseTransform
 from mmseg.registry import TRANSFORMS
 
 from ..evaluation.depth_errors import crop_box
-from .checked_loading import DataFileError, read_bytes
+from .checked_loading import DataFileError, decode, read_bytes
 
 
 @TRANSFORMS.register_module()
@@ -23,10 +22,7 @@ class LoadDepthPNG(BaseTransform):
     def transform(self, results: dict) -> dict:
         path = results['depth_map_path']
         data = read_bytes(path, 'depth map', self.backend_args, image=results.get('img_path'))
-        try:
-            raw = mmcv.imfrombytes(data, flag='unchanged', backend='cv2')
-        except Exception as exc:
-            raise DataFileError(f'cannot decode depth map {path}: {exc}') from exc
+        raw = decode(data, path, 'depth map', backend='cv2')
         if raw is None or raw.ndim != 2 or raw.dtype != np.uint16:
             desc = 'undecodable' if raw is None else f'{raw.dtype} with shape {raw.shape}'
             raise DataFileError(f'depth map {path} must be a single-channel 16-bit PNG, '
