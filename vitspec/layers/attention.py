@@ -2,6 +2,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .layer_scaled_linear import layer_scaled_linear
 from .specialized import SpecializedLinear
 from .window_attention import windowed_sdpa
 
@@ -11,7 +12,8 @@ class Attention(nn.Module):
 
     ``qkv`` may be a SpecializedLinear (separate CLS weights); the attention itself is one
     joint attention over [CLS, registers, patches], or, with ``window_size``, ViTDet's local
-    attention within windows of the patch grid (``forward(..., hw=(h, w))``).
+    attention within windows of the patch grid (``forward(..., hw=(h, w))``). The block's
+    LayerScale, if given, is fused into ``proj`` (see `layer_scaled_linear`).
     """
 
     def __init__(self, dim: int, num_heads: int, qkv_bias: bool = True, head_dim: int = None,
@@ -34,7 +36,8 @@ class Attention(nn.Module):
         qkv = qkv.reshape(B, N, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4)
         return qkv.unbind(0)
 
-    def forward(self, x: torch.Tensor, num_cls: int = 1, hw=None) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, num_cls: int = 1, hw=None,
+                layer_scale: nn.Module = None) -> torch.Tensor:
         B, N, _ = x.shape
         q, k, v = self._qkv(x, num_cls)
         if self.window_size:
@@ -44,5 +47,7 @@ class Attention(nn.Module):
         else:
             x = F.scaled_dot_product_attention(
                 q, k, v, dropout_p=self.attn_drop if self.training else 0.0)
-        x = x.transpose(1, 2).reshape(B, N, -1)
-        return self.proj_drop(self.proj(x))
+        return self._project(x.transpose(1, 2).reshape(B, N, -1), num_cls, layer_scale)
+
+    def _project(self, x: torch.Tensor, num_cls: int, layer_scale) -> torch.Tensor:
+        return self.proj_drop(layer_scaled_linear(x, self.proj, layer_scale, num_cls))

@@ -1,10 +1,11 @@
 from functools import partial
 
 import torch
-from timm.layers import DropPath, LayerScale, Mlp
+from timm.layers import DropPath, LayerScale
 from torch import nn
 
 from .attention import Attention
+from .mlp import Mlp
 from .specialized import SpecializedLayerNorm, SpecializedLayerScale
 from .talking_heads import TalkingHeadAttention
 
@@ -34,15 +35,16 @@ class Block(nn.Module):
         self.ls1 = _layer_scale(dim, layer_scale_init, spec_layer_scale)
         self.drop_path1 = DropPath(drop_path) if drop_path > 0 else nn.Identity()
         self.norm2 = norm(dim)
-        self.mlp = Mlp(dim, mlp_hidden, act_layer=nn.GELU)
+        self.mlp = Mlp(dim, mlp_hidden)
         self.ls2 = _layer_scale(dim, layer_scale_init, spec_layer_scale)
         self.drop_path2 = DropPath(drop_path) if drop_path > 0 else nn.Identity()
 
     def forward(self, x: torch.Tensor, num_cls: int = 1, hw=None) -> torch.Tensor:
-        h = self.attn(_tokenwise(self.norm1, x, num_cls), num_cls, hw)
-        x = x + self.drop_path1(_tokenwise(self.ls1, h, num_cls))
-        h = self.mlp(_tokenwise(self.norm2, x, num_cls))
-        return x + self.drop_path2(_tokenwise(self.ls2, h, num_cls))
+        # the LayerScales ride on attn.proj and mlp.fc2 (layer_scaled_linear: no extra memory)
+        h = self.attn(_tokenwise(self.norm1, x, num_cls), num_cls, hw, layer_scale=self.ls1)
+        x = x + self.drop_path1(h)
+        h = self.mlp(_tokenwise(self.norm2, x, num_cls), self.ls2, num_cls)
+        return x + self.drop_path2(h)
 
 
 def _layer_scale(dim, init, specialized):
@@ -54,6 +56,6 @@ def _layer_scale(dim, init, specialized):
 
 
 def _tokenwise(module, x, num_cls):
-    if isinstance(module, (SpecializedLayerNorm, SpecializedLayerScale)):
+    if isinstance(module, SpecializedLayerNorm):
         return module(x, num_cls)
     return module(x)
