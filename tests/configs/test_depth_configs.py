@@ -29,9 +29,9 @@ def test_the_grid_is_complete():
     assert len(names) == 2 * 3 * 2 * 3  # dataset x size x technique x head
     for ds, crop in (('nyu', '416x544'), ('kitti', '352x704')):
         for size in 'sbl':
-            for tech in ('', '-specialized'):
+            for tech in ('plain', 'spec'):
                 for head in ('lin1', 'lin4', 'dpt'):
-                    assert f'{head}_specvit-{size}14-dinov2{tech}_8xb2-38k_{ds}-{crop}.py' in names
+                    assert f'{head}_vit-{size}14-dinov2-{tech}_8xb2-38k_{ds}-{crop}.py' in names
 
 
 @pytest.mark.parametrize('path', PROTOCOL + DEMO, ids=str)
@@ -77,9 +77,9 @@ def test_protocol_settings(path):
     assert all(p.requires_grad for p in model.decode_head.parameters())
 
 
-@pytest.mark.parametrize('path', [p for p in PROTOCOL if '-specialized' in p.name], ids=str)
+@pytest.mark.parametrize('path', [p for p in PROTOCOL if '-spec_' in p.name], ids=str)
 def test_specialized_differs_from_plain_only_in_the_technique(path):
-    plain = ROOT / path.parent / path.name.replace('-specialized', '')
+    plain = ROOT / path.parent / path.name.replace('-spec_', '-plain_')
     lines = lambda p: [ln for ln in p.read_text().splitlines() if not ln.startswith('#')]
     diff = [a for a, b in zip(lines(plain), lines(ROOT / path)) if a != b]
     assert any('techniques/' in a for a in diff), diff
