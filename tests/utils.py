@@ -27,3 +27,11 @@ def run_tool(args, timeout=900, env=None, check=True):
         raise AssertionError(f'{" ".join(cmd)} failed ({proc.returncode}):\n'
                              f'{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}')
     return proc
+
+
+def make_demo_data(out: Path, dataset: str, num_train: int, num_val: int, seed: int = 1) -> Path:
+    """Write tools/make_demo_data.py's procedural `dataset` under `out`; returns its data root."""
+    run_tool(['tools/make_demo_data.py', '--out', out, '--datasets', dataset,
+              '--num-train', num_train, '--num-val', num_val, '--seed', seed])
+    from tools.make_demo_data import DATA_ROOTS
+    return Path(out) / DATA_ROOTS[dataset]

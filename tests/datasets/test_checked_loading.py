@@ -9,7 +9,7 @@ from mmseg.registry import DATASETS
 from PIL import Image
 
 import vitspec  # noqa: F401  (registers)
-from tests.utils import ROOT, run_tool
+from tests.utils import ROOT, make_demo_data, run_tool
 from vitspec.datasets import CheckedLoadAnnotations, DataFileError
 
 ADE = ROOT / 'configs/ade20k/linear_vit-s16-plain_bnhead_8xb2-40k_ade20k-512x512.py'
@@ -17,9 +17,7 @@ ADE = ROOT / 'configs/ade20k/linear_vit-s16-plain_bnhead_8xb2-40k_ade20k-512x512
 
 @pytest.fixture
 def ade_root(tmp_path):
-    run_tool(['tools/make_demo_data.py', '--out', tmp_path, '--datasets', 'ade20k',
-              '--num-train', 2, '--num-val', 1])
-    return tmp_path / 'ade20k' / 'ADEChallengeData2016'
+    return make_demo_data(tmp_path, 'ade20k', 2, 1)
 
 
 def first_train_sample(root):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.utils import run_tool
+from tests.utils import make_demo_data, run_tool
 from vitspec.evaluation.depth_errors import image_errors
 
 CONFIG = 'configs/demo/lin4_specvit-tiny-p8_2xb2-100it_demo-nyu-112x144.py'
@@ -16,10 +16,7 @@ CONFIG = 'configs/demo/lin4_specvit-tiny-p8_2xb2-100it_demo-nyu-112x144.py'
 
 @pytest.fixture(scope='module')
 def demo_nyu(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp('demo')
-    run_tool(['tools/make_demo_data.py', '--out', out, '--datasets', 'nyu',
-              '--num-train', 64, '--num-val', 16, '--seed', 1])
-    return out / 'nyu'
+    return make_demo_data(tmp_path_factory.mktemp('demo'), 'nyu', 64, 16)
 
 
 def read_depths(folder: Path) -> list:

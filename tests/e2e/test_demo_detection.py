@@ -5,17 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.utils import run_tool
+from tests.utils import make_demo_data, run_tool
 
 CONFIG = 'configs/demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-600it_demo-coco-160x160.py'
 
 
 @pytest.fixture(scope='module')
 def demo_coco(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp('demo')
-    run_tool(['tools/make_demo_data.py', '--out', out, '--datasets', 'coco',
-              '--num-train', 200, '--num-val', 50, '--seed', 1])
-    return out / 'coco'
+    return make_demo_data(tmp_path_factory.mktemp('demo'), 'coco', 200, 50)
 
 
 def data_options(root: Path):

@@ -8,17 +8,14 @@ import pytest
 import torch
 from PIL import Image
 
-from tests.utils import run_tool
+from tests.utils import make_demo_data, run_tool
 
 CONFIG = 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
 
 
 @pytest.fixture(scope='module')
 def demo_ade(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp('demo')
-    run_tool(['tools/make_demo_data.py', '--out', out, '--datasets', 'ade20k',
-              '--num-train', 96, '--num-val', 24, '--seed', 1])
-    return out / 'ade20k' / 'ADEChallengeData2016'
+    return make_demo_data(tmp_path_factory.mktemp('demo'), 'ade20k', 96, 24)
 
 
 def data_options(root):

@@ -5,7 +5,7 @@ import re
 
 import torch
 
-from tests.utils import run_tool
+from tests.utils import make_demo_data, run_tool
 
 CONFIG = 'configs/ade20k/linear_vit-s16-plain_bnhead_8xb2-40k_ade20k-512x512.py'
 
@@ -21,9 +21,7 @@ def demo_overrides(root):
 
 
 def test_linear_config_trains_on_demo_data_with_two_processes(tmp_path):
-    run_tool(['tools/make_demo_data.py', '--out', tmp_path / 'data', '--datasets', 'ade20k',
-              '--num-train', 8, '--num-val', 2])
-    root = tmp_path / 'data' / 'ade20k' / 'ADEChallengeData2016'
+    root = make_demo_data(tmp_path / 'data', 'ade20k', 8, 2)
     work = tmp_path / 'work'
     proc = run_tool(['tools/dist_train.sh', CONFIG, 2, '--work-dir', work,
                      '--cfg-options', *demo_overrides(root)], timeout=600)

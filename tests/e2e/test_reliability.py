@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.utils import ROOT, free_port, run_tool
+from tests.utils import ROOT, free_port, make_demo_data, run_tool
 
 CONFIG = 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
 SHORT = ['train_dataloader.batch_size=2', 'train_cfg.max_iters=12', 'train_cfg.val_interval=100',
@@ -22,10 +22,7 @@ SHORT = ['train_dataloader.batch_size=2', 'train_cfg.max_iters=12', 'train_cfg.v
 
 @pytest.fixture(scope='module')
 def demo_ade(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp('demo')
-    run_tool(['tools/make_demo_data.py', '--out', out, '--datasets', 'ade20k',
-              '--num-train', 48, '--num-val', 25, '--seed', 2])
-    return out / 'ade20k' / 'ADEChallengeData2016'
+    return make_demo_data(tmp_path_factory.mktemp('demo'), 'ade20k', 48, 25, seed=2)
 
 
 def options(root, *extra):
