@@ -21,10 +21,11 @@ class _LayerScaledLinear(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias, gamma, cls_gamma, num_cls):
         out = F.linear(x, weight, bias)
-        cls_rows = out[:, :num_cls].clone() if num_cls else None
-        out.mul_(gamma)
         if num_cls:
-            out[:, :num_cls] = cls_rows * cls_gamma
+            out[:, :num_cls].mul_(cls_gamma)
+            out[:, num_cls:].mul_(gamma)
+        else:
+            out.mul_(gamma)
         ctx.save_for_backward(x, weight, bias, gamma, cls_gamma)
         ctx.num_cls = num_cls
         return out
