@@ -34,9 +34,9 @@ SPECVIT_VARIANTS = {
 }
 PRESETS = {
     'readme': [
-        dict(size='s16', img=224, batch=8, dtype='fp32', mode='inference',
+        dict(size='s16', img=224, batch=8, dtype='fp32', mode='inference', rounds=30,
              models=['timm', 'mmseg', 'specvit', 'specvit-ls', 'specvit-spec', 'specvit-lora']),
-        dict(size='s16', img=224, batch=8, dtype='fp32', mode='training',
+        dict(size='s16', img=224, batch=8, dtype='fp32', mode='training', rounds=25,
              models=['timm', 'specvit', 'specvit-ls', 'specvit-spec', 'specvit-tg-dct',
                      'specvit-tg-svd']),
         dict(size='s16', img=224, batch=8, dtype='bf16', mode='inference',
@@ -46,6 +46,27 @@ PRESETS = {
     ],
     'toy': [dict(size='t8', img=32, batch=2, dtype='fp32', mode='training',
                  models=['timm', 'specvit', 'specvit-spec'], rounds=2)],
+}
+# The performance targets (issue 7): (what, (setting, model), (setting, model), quantity,
+# bound). The ratio is first / second; 'speed' compares medians inversely (higher is faster).
+TARGETS = {
+    'readme': [
+        ('plain SpecViT vs timm, inference speed', (0, 'specvit'), (0, 'timm'), 'speed', '>= 1.00'),
+        ('plain SpecViT vs mmseg, inference speed', (0, 'specvit'), (0, 'mmseg'), 'speed', '> 1.00'),
+        ('specialized vs plain, inference time', (0, 'specvit-spec'), (0, 'specvit'), 'time',
+         '<= 1.03'),
+        ('specialized vs plain, training time', (1, 'specvit-spec'), (1, 'specvit'), 'time',
+         '<= 1.05'),
+        ('specialized vs plain, training memory', (1, 'specvit-spec'), (1, 'specvit'), 'memory',
+         '<= 1.02'),
+        ('Token Graying DCT vs plain, training time', (1, 'specvit-tg-dct'), (1, 'specvit'),
+         'time', '<= 1.02'),
+        ('Token Graying SVD vs plain, training time', (1, 'specvit-tg-svd'), (1, 'specvit'),
+         'time', '<= 1.10'),
+        ('bf16 vs fp32, inference speed', (2, 'specvit'), (0, 'specvit'), 'speed', '>= 1.60'),
+        ('with_cp vs without, training memory at ViT-B 512', (3, 'specvit-cp'), (3, 'specvit'),
+         'memory', '<= 0.50'),
+    ],
 }
 
 
@@ -189,6 +210,24 @@ def format_table(result):
     return '\n'.join(lines)
 
 
+def check_targets(targets, results):
+    """One line per target: the measured ratio, the bound and whether it holds."""
+    lines = []
+    for what, (i, a), (j, b), quantity, bound in targets:
+        row = {r['model']: r for r in results[i]['rows']}[a]
+        ref = {r['model']: r for r in results[j]['rows']}[b]
+        if quantity == 'memory':
+            ratio = row['memory_mb'] / ref['memory_mb']
+        else:
+            ratio = row['median_s'] / ref['median_s']
+            ratio = 1 / ratio if quantity == 'speed' else ratio
+        op, limit = bound.split()
+        ok = {'>=': ratio >= float(limit), '>': ratio > float(limit),
+              '<=': ratio <= float(limit)}[op]
+        lines.append(f"- {what}: {ratio:.3f} (target {bound}) {'ok' if ok else 'MISSED'}")
+    return lines
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--preset', choices=sorted(PRESETS))
@@ -217,9 +256,12 @@ def main(argv=None):
         result = run_setting(setting, device, args.rounds, args.warmup, args.baseline)
         print(format_table(result) + '\n', flush=True)
         results.append(result)
+    checks = check_targets(TARGETS.get(args.preset, []), results)
+    if checks:
+        print('targets:\n' + '\n'.join(checks) + '\n')
     with open(args.out, 'w') as f:
         json.dump(dict(command=' '.join(sys.argv), threads=torch.get_num_threads(),
-                       torch=torch.__version__, results=results), f, indent=1)
+                       torch=torch.__version__, results=results, targets=checks), f, indent=1)
     print(f'wrote {args.out}')
 
 

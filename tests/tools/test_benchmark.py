@@ -18,3 +18,19 @@ def test_toy_preset_writes_table_and_json(tmp_path):
         assert r['gflops'] > 0 and 0 < r['gemm_fraction']
     # same architecture, same FLOPs: the specialization adds parameters, not compute
     assert abs(rows['specvit']['gflops'] - rows['timm']['gflops']) / rows['timm']['gflops'] < 0.02
+
+
+def test_targets_compare_the_named_rows():
+    from tools.benchmark import check_targets
+    results = [dict(rows=[dict(model='timm', median_s=1.0, memory_mb=None),
+                          dict(model='specvit', median_s=0.8, memory_mb=None)]),
+               dict(rows=[dict(model='specvit', median_s=2.0, memory_mb=100.0),
+                          dict(model='specvit-spec', median_s=2.2, memory_mb=101.0)])]
+    lines = check_targets([
+        ('speed', (0, 'specvit'), (0, 'timm'), 'speed', '>= 1.00'),
+        ('time', (1, 'specvit-spec'), (1, 'specvit'), 'time', '<= 1.05'),
+        ('memory', (1, 'specvit-spec'), (1, 'specvit'), 'memory', '<= 1.02'),
+    ], results)
+    assert lines == ['- speed: 1.250 (target >= 1.00) ok',
+                     '- time: 1.100 (target <= 1.05) MISSED',
+                     '- memory: 1.010 (target <= 1.02) ok']
