@@ -7,7 +7,7 @@ import pytest
 
 from tests.utils import make_demo_data, run_tool
 
-CONFIG = 'configs/demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-600it_demo-coco-160x160.py'
+CONFIG = 'configs/demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-1000it_demo-coco-160x160.py'
 
 
 @pytest.fixture(scope='module')
@@ -34,9 +34,9 @@ def final_val_metrics(work: Path) -> dict:
 def test_dist_train_learns_to_detect(demo_coco, tmp_path):
     work = tmp_path / 'work'
     run_tool(['tools/dist_train.sh', CONFIG, 2, '--work-dir', work,
-              '--cfg-options', *data_options(demo_coco)])
+              '--cfg-options', *data_options(demo_coco)], timeout=1800)
     metrics = final_val_metrics(work)
-    # An untrained model predicts nothing (no CocoMetric result at all). 600 iterations reach
-    # bbox AP 0.038 / AP50 0.135 / segm AP 0.021 here; issue 6 asks for AP >= 0.05.
-    assert metrics['coco/bbox_mAP'] >= 0.02 and metrics['coco/bbox_mAP_50'] >= 0.08, metrics
+    # An untrained model predicts nothing (no CocoMetric result at all); issue 6 asks for bbox
+    # AP >= 0.05 after training (the demo config's note has what this machine reaches).
+    assert metrics['coco/bbox_mAP'] >= 0.05, metrics
     assert metrics['coco/segm_mAP'] > 0.0, metrics

@@ -35,8 +35,10 @@ model = dict(
         rpn_proposal=dict(nms_pre=500, max_per_img=100),
         rcnn=dict(sampler=dict(num=64))),
     test_cfg=dict(rpn=dict(nms_pre=500, max_per_img=100), rcnn=dict(max_per_img=50)))
-max_iters = 600
-optim_wrapper = dict(optimizer=dict(lr=3e-3, weight_decay=0.05), clip_grad=dict(max_norm=1.0),
+max_iters = 1000
+# From scratch, AdamW at 3e-3 stalled (bbox AP 0.04-0.05 after 1000 iterations); 1e-3 learns
+# about twice as fast here.
+optim_wrapper = dict(optimizer=dict(lr=1e-3, weight_decay=0.05), clip_grad=dict(max_norm=1.0),
                      paramwise_cfg=dict(decay_rate=1.0))
 param_scheduler = [
     dict(type='LinearLR', start_factor=0.001, by_epoch=False, begin=0, end=50),
@@ -44,5 +46,5 @@ param_scheduler = [
          milestones=[int(max_iters * 0.8)], gamma=0.1),
 ]
 train_cfg = dict(max_iters=max_iters, val_interval=max_iters)
-default_hooks = dict(logger=dict(interval=20), checkpoint=dict(interval=max_iters))
+default_hooks = dict(logger=dict(interval=50), checkpoint=dict(interval=max_iters))
 randomness = dict(seed=0)
