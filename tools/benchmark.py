@@ -3,11 +3,12 @@
     python tools/benchmark.py --preset readme            # the README table (CPU here)
     python tools/benchmark.py --models timm specvit specvit-spec --size s16 --img 224 --batch 8
 
-Every configuration is timed in turn, round after round, so drift of the machine hits all of
-them alike; the table reports the median time per batch and its ratio to the baseline (the
-first model unless --baseline). Memory: peak allocated on CUDA; on CPU, the bytes of tensors
-saved for backward (activation memory), which is what gradient checkpointing reduces.
-Also measures the machine's dense GEMM rate and the fraction of it each model achieves.
+Every configuration is timed in turn, round after round (the order rotating from round to
+round), so drift of the machine hits all of them alike; the table reports the median time per
+batch and its ratio to the baseline (the first model unless --baseline). Memory: peak
+allocated on CUDA; on CPU, the bytes of tensors saved for backward (activation memory), which
+is what gradient checkpointing reduces. Also measures the machine's dense GEMM rate and the
+fraction of it each model achieves.
 """
 import argparse
 import json
@@ -35,7 +36,11 @@ SPECVIT_VARIANTS = {
 PRESETS = {
     'readme': [
         dict(size='s16', img=224, batch=8, dtype='fp32', mode='inference', rounds=30,
-             models=['timm', 'mmseg', 'specvit', 'specvit-ls', 'specvit-spec', 'specvit-lora']),
+             models=['timm', 'mmseg', 'specvit']),
+        # the specialization's overhead among same-FLOP SpecViTs only (README: the spread
+        # between same-FLOP models here is several percent)
+        dict(size='s16', img=224, batch=8, dtype='fp32', mode='inference', rounds=30,
+             models=['specvit', 'specvit-ls', 'specvit-spec', 'specvit-lora']),
         dict(size='s16', img=224, batch=8, dtype='fp32', mode='training', rounds=25,
              models=['timm', 'specvit', 'specvit-ls', 'specvit-spec', 'specvit-tg-dct',
                      'specvit-tg-svd']),
@@ -53,18 +58,18 @@ TARGETS = {
     'readme': [
         ('plain SpecViT vs timm, inference speed', (0, 'specvit'), (0, 'timm'), 'speed', '>= 1.00'),
         ('plain SpecViT vs mmseg, inference speed', (0, 'specvit'), (0, 'mmseg'), 'speed', '> 1.00'),
-        ('specialized vs plain, inference time', (0, 'specvit-spec'), (0, 'specvit'), 'time',
+        ('specialized vs plain, inference time', (1, 'specvit-spec'), (1, 'specvit'), 'time',
          '<= 1.03'),
-        ('specialized vs plain, training time', (1, 'specvit-spec'), (1, 'specvit'), 'time',
+        ('specialized vs plain, training time', (2, 'specvit-spec'), (2, 'specvit'), 'time',
          '<= 1.05'),
-        ('specialized vs plain, training memory', (1, 'specvit-spec'), (1, 'specvit'), 'memory',
+        ('specialized vs plain, training memory', (2, 'specvit-spec'), (2, 'specvit'), 'memory',
          '<= 1.02'),
-        ('Token Graying DCT vs plain, training time', (1, 'specvit-tg-dct'), (1, 'specvit'),
+        ('Token Graying DCT vs plain, training time', (2, 'specvit-tg-dct'), (2, 'specvit'),
          'time', '<= 1.02'),
-        ('Token Graying SVD vs plain, training time', (1, 'specvit-tg-svd'), (1, 'specvit'),
+        ('Token Graying SVD vs plain, training time', (2, 'specvit-tg-svd'), (2, 'specvit'),
          'time', '<= 1.10'),
-        ('bf16 vs fp32, inference speed', (2, 'specvit'), (0, 'specvit'), 'speed', '>= 1.60'),
-        ('with_cp vs without, training memory at ViT-B 512', (3, 'specvit-cp'), (3, 'specvit'),
+        ('bf16 vs fp32, inference speed', (3, 'specvit'), (0, 'specvit'), 'speed', '>= 1.60'),
+        ('with_cp vs without, training memory at ViT-B 512', (4, 'specvit-cp'), (4, 'specvit'),
          'memory', '<= 0.50'),
     ],
 }
@@ -174,8 +179,9 @@ def run_setting(setting, device, rounds, warmup, baseline=None):
         for _ in range(warmup):
             case.step()
     times = {c.name: [] for c in cases}
-    for _ in range(setting.get('rounds', rounds)):
-        for case in cases:  # interleaved
+    for r in range(setting.get('rounds', rounds)):
+        # interleaved, and rotated so that every model runs at every position in the round
+        for case in cases[r % len(cases):] + cases[:r % len(cases)]:
             times[case.name].append(case.timed())
     rate = gemm_rate(device, setting['dtype'])
     base = baseline if baseline in times else cases[0].name

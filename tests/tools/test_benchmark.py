@@ -34,3 +34,14 @@ def test_targets_compare_the_named_rows():
     assert lines == ['- speed: 1.250 (target >= 1.00) ok',
                      '- time: 1.100 (target <= 1.05) MISSED',
                      '- memory: 1.010 (target <= 1.02) ok']
+
+
+def test_every_target_names_a_measured_row():
+    from tools.benchmark import PRESETS, TARGETS
+    for preset, targets in TARGETS.items():
+        settings = PRESETS[preset]
+        for what, *pairs, quantity, _ in targets:
+            for index, model in pairs:
+                assert model in settings[index]['models'], (preset, what)
+                if quantity == 'memory':
+                    assert settings[index]['mode'] == 'training', (preset, what)  # CPU memory
