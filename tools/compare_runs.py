@@ -6,16 +6,18 @@ Reads what mmengine's LocalVisBackend logged (WORK_DIR/<timestamp>/vis_data/scal
 newest run first; a work dir without any validation result is an error.
 """
 import argparse
-import json
+import os.path as osp
 import sys
 from pathlib import Path
+
+sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
+from tools.run_logs import read_records  # noqa: E402
 
 
 def last_validation(work_dir: Path, metric: str) -> dict:
     """The last logged record holding ``metric`` in the newest run of ``work_dir``."""
     for scalars in sorted(work_dir.glob('*/vis_data/scalars.json'), reverse=True):
-        records = [json.loads(line) for line in scalars.read_text().splitlines() if line.strip()]
-        found = [r for r in records if metric in r]
+        found = [r for r in read_records(scalars) if metric in r]
         if found:
             return found[-1]
     raise FileNotFoundError(f'{work_dir}: no validation record with {metric!r} '

@@ -13,6 +13,7 @@ from mmengine.registry import RUNNERS
 from mmengine.runner import Runner
 
 import vitspec  # noqa: F401  registers modules and the safe checkpoint loader
+from tools.progress_hook import add_progress_bar
 
 DIST_TIMEOUT_S = int(os.environ.get('VITSPEC_DIST_TIMEOUT', 1800))
 
@@ -65,7 +66,8 @@ def guard_nonfinite_loss(cfg: Config):
 
 def build_runner(cfg: Config) -> Runner:
     guard_nonfinite_loss(cfg)
-    cfg.custom_hooks = [*cfg.get('custom_hooks', []), dict(type='EmptyDatasetCheckHook')]
+    add_progress_bar(cfg)  # validation and test batches, on a terminal only
+    cfg.custom_hooks = [*cfg.custom_hooks, dict(type='EmptyDatasetCheckHook')]
     if not torch.cuda.is_available():
         if cfg.launcher != 'none':
             setup_cpu_distributed(cfg)

@@ -1,4 +1,4 @@
-"""Reading what mmengine 0.10.7 writes into a work dir, for analyze_logs.py and summarize.py.
+"""Reading what mmengine 0.10.7 writes into a work dir, for compare_runs, analyze_logs, summarize.
 
     WORK_DIR/<timestamp>/vis_data/scalars.json   LocalVisBackend: one JSON object a line,
                                                  training records (loss, lr, ..., iter, step)

@@ -14,7 +14,6 @@ from mmengine.config import DictAction
 sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
 from tools.launch import (build_runner, config_from_args, empty_datasets_explained,  # noqa: E402
                           shutdown_distributed)
-from tools.progress_hook import add_progress_bar  # noqa: E402
 from vitspec.engine import CheckpointError  # noqa: E402
 
 
@@ -57,7 +56,6 @@ def enable_tta(cfg):
 def main(argv=None):
     args = parse_args(argv)
     cfg = config_from_args(args)
-    add_progress_bar(cfg)  # test batches, on a terminal only
     if args.tta:
         enable_tta(cfg)
     if args.show_dir:

@@ -14,7 +14,6 @@ from mmengine.config import DictAction
 sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
 from tools.launch import (build_runner, config_from_args, empty_datasets_explained,  # noqa: E402
                           shutdown_distributed)
-from tools.progress_hook import add_progress_bar  # noqa: E402
 from tools.vis_backends import BACKENDS, add_vis_backends  # noqa: E402
 
 
@@ -40,7 +39,6 @@ def parse_args(argv=None):
 def main(argv=None):
     args = parse_args(argv)
     cfg = add_vis_backends(config_from_args(args), args.vis_backend, args.config)
-    add_progress_bar(cfg)  # validation batches, on a terminal only
     if args.resume == 'auto':
         cfg.resume, cfg.load_from = True, None
     elif args.resume:

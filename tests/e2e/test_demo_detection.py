@@ -1,11 +1,11 @@
 """End to end on the demo COCO-layout data: 2-process CPU training of the tiny ViTDet-style
 Mask R-CNN, validated with CocoMetric at the end of training."""
-import json
 from pathlib import Path
 
 import pytest
 
 from tests.utils import make_demo_data, run_tool
+from tools.compare_runs import last_validation
 
 CONFIG = 'configs/demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-1000it_demo-coco-160x160.py'
 
@@ -24,11 +24,10 @@ def data_options(root: Path):
 
 def final_val_metrics(work: Path) -> dict:
     """The last validation's CocoMetric entries (none when the model predicted nothing)."""
-    lines = [json.loads(line) for path in work.glob('*/vis_data/scalars.json')
-             for line in path.read_text().splitlines()]
-    evaluated = [line for line in lines if 'coco/bbox_mAP' in line]
-    assert evaluated, f'no CocoMetric result in {work}: the model predicted nothing'
-    return evaluated[-1]
+    try:
+        return last_validation(work, 'coco/bbox_mAP')
+    except FileNotFoundError:
+        pytest.fail(f'no CocoMetric result in {work}: the model predicted nothing')
 
 
 def test_dist_train_learns_to_detect(demo_coco, tmp_path):

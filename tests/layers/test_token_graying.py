@@ -1,26 +1,10 @@
-import numpy as np
 import pytest
 import torch
-from PIL import Image
 
+from tools.visualize_features import load_image, to_input
 from vitspec.layers.dct import dct
 from vitspec.layers.token_graying import (TokenGraying, dct_graying, patchify, svd_graying,
                                           unpatchify)
-
-MEAN = torch.tensor([0.485, 0.456, 0.406])[:, None, None]
-STD = torch.tensor([0.229, 0.224, 0.225])[:, None, None]
-
-
-def load(path, size=224):
-    """Shorter side to `size`, centre crop, ImageNet mean/std (what the data preprocessor feeds)."""
-    im = Image.open(path).convert('RGB')
-    w, h = im.size
-    s = size / min(w, h)
-    im = im.resize((max(size, round(w * s)), max(size, round(h * s))), Image.BICUBIC)
-    left, top = (im.size[0] - size) // 2, (im.size[1] - size) // 2
-    im = im.crop((left, top, left + size, top + size))
-    x = torch.from_numpy(np.array(im)).permute(2, 0, 1).float() / 255
-    return (x - MEAN) / STD
 
 
 @pytest.fixture(scope='module')
@@ -28,7 +12,8 @@ def images(realdata):
     paths = (sorted((realdata / 'ade20k/ADEChallengeData2016/images/validation').glob('*.jpg'))[:2]
              + sorted((realdata / 'coco/train2017').glob('*.jpg'))[:2])
     assert len(paths) == 4
-    return torch.stack([load(p) for p in paths])
+    # shorter side to 224, centre crop, ImageNet mean/std: what the data preprocessor feeds
+    return torch.stack([to_input(load_image(p, 224), patch=16)[0] for p in paths])
 
 
 def singular_values(img, patch_size=16):
