@@ -96,8 +96,8 @@ def test_empty_dataset_directory_is_named(tmp_path):
     for sub in ('images/training', 'annotations/training', 'images/validation',
                 'annotations/validation'):
         (root / sub).mkdir(parents=True)
-    proc = run_tool(['tools/train.py', ROOT / 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py',
-                     '--work-dir', tmp_path / 'w', '--cfg-options',
+    config = ROOT / 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
+    proc = run_tool(['tools/train.py', config, '--work-dir', tmp_path / 'w', '--cfg-options',
                      f'train_dataloader.dataset.data_root={root}',
                      f'val_dataloader.dataset.data_root={root}'], check=False, timeout=300)
     assert proc.returncode != 0

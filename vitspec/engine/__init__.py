@@ -8,6 +8,5 @@ from .no_decay import no_decay_parameters
 from .safe_load import CheckpointError, safe_torch_load
 
 __all__ = ['BackboneNotFrozenError', 'CheckpointError', 'EmptyDatasetCheckHook',
-           'FiniteLossOptimWrapper',
-           'LayerDecayOptimWrapperConstructor', 'LinearProbeHook', 'no_decay_parameters',
-           'safe_torch_load']
+           'FiniteLossOptimWrapper', 'LayerDecayOptimWrapperConstructor', 'LinearProbeHook',
+           'no_decay_parameters', 'safe_torch_load']

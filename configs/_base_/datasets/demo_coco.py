@@ -1,5 +1,6 @@
 # The procedural demo data in COCO's layout (tools/make_demo_data.py): 5 classes, images of
-# 128x128 / 160x120 / 120x160, padded to 160x160. No scale jitter: the demo trains for minutes, not 100 epochs.
+# 128x128 / 160x120 / 120x160, padded to 160x160. No scale jitter: the demo trains for minutes,
+# not 100 epochs.
 dataset_type = 'CheckedCocoDataset'
 data_root = 'data/demo/coco/'
 metainfo = dict(classes=('person', 'bicycle', 'car', 'chair', 'dining table'))
