@@ -3,8 +3,9 @@
     python tools/benchmark.py --preset readme            # the README table (CPU here)
     python tools/benchmark.py --models timm specvit specvit-spec --size s16 --img 224 --batch 8
 
-Every configuration is timed in turn, round after round (the order rotating from round to
-round), so drift of the machine hits all of them alike; the table reports the median time per
+Each configuration is built in its own worker process and timed in turn, one worker at a time,
+round after round (the order rotating from round to round), so drift of the machine hits all
+of them alike and none inherits another's heap; the table reports the median time per
 batch and its ratio to the baseline (the first model unless --baseline). Memory: peak
 allocated on CUDA; on CPU, the bytes of tensors saved for backward (activation memory), which
 is what gradient checkpointing reduces. Also measures the machine's dense GEMM rate and the
@@ -12,6 +13,8 @@ fraction of it each model achieves.
 """
 import argparse
 import json
+import multiprocessing
+import os
 import statistics
 import sys
 import time
@@ -172,9 +175,104 @@ def gemm_rate(device, dtype, n=2048, rounds=5):
     return 2 * n ** 3 / best
 
 
+def _serve(conn, args):
+    """Worker process: builds one Case, then runs the methods the parent names."""
+    torch.set_num_threads(args.pop('threads'))
+    try:
+        case = Case(**args)
+    except Exception as exc:
+        conn.send((False, f'{type(exc).__name__}: {exc}'))
+        return
+    conn.send((True, None))
+    for method in iter(conn.recv, None):
+        try:
+            conn.send((True, getattr(case, method)()))
+        except Exception as exc:
+            conn.send((False, f'{type(exc).__name__}: {exc}'))
+
+
+# glibc returns freed blocks over its mmap / trim thresholds to the OS, so that the next step
+# takes page faults on them again; how often depends on the order of a model's allocations, not
+# on its compute (seen: GELU 115-145 ms or 50 ms for the same model). Workers keep what they free.
+STEADY_MALLOC = {'MALLOC_MMAP_THRESHOLD_': str(32 << 20), 'MALLOC_TRIM_THRESHOLD_': str(1 << 40)}
+
+
+class Worker:
+    """A Case in its own process, so that no model inherits another's heap and caches.
+
+    Within one process, whichever model was built first tended to reach a higher share of the
+    GEMM rate, whatever its code; one fresh process per model, with steady malloc settings
+    (STEADY_MALLOC), gives each the same start. Only one worker runs at a time, so they do not
+    compete for the cores.
+    """
+
+    def __init__(self, name, size, img, batch, dtype, mode, device):
+        spawn = multiprocessing.get_context('spawn')
+        self.name = name
+        self.conn, child = spawn.Pipe()
+        args = dict(name=name, size=size, img=img, batch=batch, dtype=dtype, mode=mode,
+                    device=device, threads=torch.get_num_threads())
+        self.process = spawn.Process(target=_serve, args=(child, args), daemon=True)
+        unset = {k: v for k, v in STEADY_MALLOC.items() if k not in os.environ}  # user's win
+        os.environ.update(unset)  # a spawned child's glibc reads them at start-up
+        try:
+            self.process.start()
+        finally:
+            for k in unset:
+                del os.environ[k]
+        self._reply()
+
+    def _reply(self):
+        ok, value = self.conn.recv()
+        if not ok:
+            raise RuntimeError(f'benchmark model {self.name!r}: {value}')
+        return value
+
+    def _call(self, method):
+        time.sleep(0.01)  # let the previous worker's OpenMP threads stop spinning
+        self.conn.send(method)
+        return self._reply()
+
+    def step(self):
+        return self._call('step')
+
+    def timed(self):
+        return self._call('timed')
+
+    def flops(self):
+        return self._call('flops')
+
+    def memory_bytes(self):
+        return self._call('memory_bytes')
+
+    def close(self):
+        if self.process.is_alive():
+            self.conn.send(None)
+        self.process.join(timeout=30)
+
+
+def why_not_measured(setting, device):
+    """The reason a setting would time nothing of interest on this device, or None."""
+    if (setting['dtype'] == 'bf16' and device.type == 'cpu'
+            and not (torch.cpu._is_amx_tile_supported() or torch.cpu._is_avx512_bf16_supported())):
+        return 'this CPU has neither AMX nor AVX512-BF16, so bf16 matmuls would be emulated'
+    return None
+
+
 def run_setting(setting, device, rounds, warmup, baseline=None):
-    cases = [Case(m, setting['size'], setting['img'], setting['batch'], setting['dtype'],
-                  setting['mode'], device) for m in setting['models']]
+    reason = why_not_measured(setting, device)
+    if reason:
+        return dict(setting=_describe(setting), device=str(device), skipped=reason, rows=[])
+    cases = [Worker(m, setting['size'], setting['img'], setting['batch'], setting['dtype'],
+                    setting['mode'], device) for m in setting['models']]
+    try:
+        return _measure(setting, cases, device, rounds, warmup, baseline)
+    finally:
+        for case in cases:
+            case.close()
+
+
+def _measure(setting, cases, device, rounds, warmup, baseline):
     for case in cases:
         for _ in range(warmup):
             case.step()
@@ -194,8 +292,12 @@ def run_setting(setting, device, rounds, warmup, baseline=None):
                          speed_vs_baseline=base_median / median, gflops=flops / 1e9,
                          gemm_fraction=flops / median / rate,
                          memory_mb=_mb(case.memory_bytes()), runs=len(times[case.name])))
-    return dict(setting={k: v for k, v in setting.items() if k != 'models'}, baseline=base,
+    return dict(setting=_describe(setting), baseline=base,
                 gemm_gflops_per_s=rate / 1e9, device=str(device), rows=rows)
+
+
+def _describe(setting):
+    return {k: v for k, v in setting.items() if k != 'models'}
 
 
 def _mb(n):
@@ -205,8 +307,10 @@ def _mb(n):
 def format_table(result):
     s = result['setting']
     head = (f"{s['size']} {s['img']}x{s['img']} batch {s['batch']} {s['dtype']} {s['mode']} "
-            f"on {result['device']} (GEMM {result['gemm_gflops_per_s']:.0f} GFLOP/s), "
-            f"baseline {result['baseline']}")
+            f"on {result['device']}")
+    if 'skipped' in result:
+        return f"{head}: not measured, {result['skipped']}"
+    head += f" (GEMM {result['gemm_gflops_per_s']:.0f} GFLOP/s), baseline {result['baseline']}"
     lines = [head, '| model | median ms | speed vs baseline | GFLOPs | GEMM fraction | memory MB |',
              '|---|---|---|---|---|---|']
     for r in result['rows']:
@@ -220,6 +324,10 @@ def check_targets(targets, results):
     """One line per target: the measured ratio, the bound and whether it holds."""
     lines = []
     for what, (i, a), (j, b), quantity, bound in targets:
+        skipped = results[i].get('skipped') or results[j].get('skipped')
+        if skipped:
+            lines.append(f'- {what}: not measured ({skipped}) (target {bound})')
+            continue
         row = {r['model']: r for r in results[i]['rows']}[a]
         ref = {r['model']: r for r in results[j]['rows']}[b]
         if quantity == 'memory':
@@ -237,7 +345,8 @@ def check_targets(targets, results):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--preset', choices=sorted(PRESETS))
-    parser.add_argument('--models', nargs='+', help=f'timm, mmseg, {", ".join(SPECVIT_VARIANTS)}')
+    parser.add_argument('--models', nargs='+', choices=['timm', 'mmseg', *SPECVIT_VARIANTS],
+                        metavar='MODEL', help=f'timm, mmseg, {", ".join(SPECVIT_VARIANTS)}')
     parser.add_argument('--size', default='s16', choices=sorted(SIZES))
     parser.add_argument('--img', type=int, default=224)
     parser.add_argument('--batch', type=int, default=8)

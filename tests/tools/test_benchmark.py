@@ -1,5 +1,8 @@
 import json
 
+import pytest
+import torch
+
 from tests.utils import run_tool
 
 
@@ -45,3 +48,28 @@ def test_every_target_names_a_measured_row():
                 assert model in settings[index]['models'], (preset, what)
                 if quantity == 'memory':
                     assert settings[index]['mode'] == 'training', (preset, what)  # CPU memory
+
+
+def test_a_model_that_cannot_be_built_is_named():
+    from tools.benchmark import Worker
+    with pytest.raises(RuntimeError, match="benchmark model 'specvit-nope': KeyError"):
+        Worker('specvit-nope', 't8', 32, 2, 'fp32', 'inference', torch.device('cpu'))
+
+
+def test_bf16_on_a_cpu_without_bf16_units_is_reported_not_measured(monkeypatch):
+    import tools.benchmark as bench
+    monkeypatch.setattr(torch.cpu, '_is_amx_tile_supported', lambda: False)
+    monkeypatch.setattr(torch.cpu, '_is_avx512_bf16_supported', lambda: False)
+    cpu = torch.device('cpu')
+    setting = dict(size='t8', img=32, batch=2, dtype='bf16', mode='inference', models=['timm'])
+    assert bench.why_not_measured(dict(setting, dtype='fp32'), cpu) is None
+    assert bench.why_not_measured(setting, torch.device('cuda')) is None
+    skipped = bench.run_setting(setting, cpu, rounds=2, warmup=1)  # builds no worker
+    assert 'AMX' in skipped['skipped'] and skipped['rows'] == []
+    assert bench.format_table(skipped).startswith('t8 32x32 batch 2 bf16 inference on cpu: not '
+                                                  'measured, this CPU has neither AMX')
+    measured = dict(rows=[dict(model='timm', median_s=1.0, memory_mb=None)])
+    [line] = bench.check_targets([('bf16', (1, 'timm'), (0, 'timm'), 'speed', '>= 1.60')],
+                                 [measured, skipped])
+    assert line.startswith('- bf16: not measured (this CPU has neither AMX') and line.endswith(
+        '(target >= 1.60)')
