@@ -38,13 +38,12 @@ SPECVIT_VARIANTS = {
 }
 PRESETS = {
     'readme': [
-        dict(size='s16', img=224, batch=8, dtype='fp32', mode='inference', rounds=30,
+        dict(size='s16', img=224, batch=8, dtype='fp32', mode='inference', rounds=40,
              models=['timm', 'mmseg', 'specvit']),
-        # the specialization's overhead among same-FLOP SpecViTs only (README: the spread
-        # between same-FLOP models here is several percent)
-        dict(size='s16', img=224, batch=8, dtype='fp32', mode='inference', rounds=30,
+        # the specialization's overhead among same-FLOP SpecViTs only
+        dict(size='s16', img=224, batch=8, dtype='fp32', mode='inference', rounds=40,
              models=['specvit', 'specvit-ls', 'specvit-spec', 'specvit-lora']),
-        dict(size='s16', img=224, batch=8, dtype='fp32', mode='training', rounds=25,
+        dict(size='s16', img=224, batch=8, dtype='fp32', mode='training', rounds=40,
              models=['timm', 'specvit', 'specvit-ls', 'specvit-spec', 'specvit-tg-dct',
                      'specvit-tg-svd']),
         dict(size='s16', img=224, batch=8, dtype='bf16', mode='inference',
@@ -342,6 +341,18 @@ def check_targets(targets, results):
     return lines
 
 
+def describe_device(device):
+    """The processor in words, for the table's readers: a CPU's name and vector unit."""
+    if device.type == 'cuda':
+        return torch.cuda.get_device_name(device)
+    name = 'unknown CPU'
+    if osp.exists('/proc/cpuinfo'):
+        with open('/proc/cpuinfo') as f:
+            name = next((line.split(':', 1)[1].strip() for line in f
+                         if line.startswith('model name')), name)
+    return f'{name}, {torch.backends.cpu.get_cpu_capability()}, {torch.get_num_threads()} threads'
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--preset', choices=sorted(PRESETS))
@@ -366,6 +377,8 @@ def main(argv=None):
     else:
         parser.error('give --preset or --models')
     device = torch.device(args.device)
+    machine = describe_device(device)
+    print(f'{machine}, torch {torch.__version__}\n')
     results = []
     for setting in settings:
         result = run_setting(setting, device, args.rounds, args.warmup, args.baseline)
@@ -375,8 +388,9 @@ def main(argv=None):
     if checks:
         print('targets:\n' + '\n'.join(checks) + '\n')
     with open(args.out, 'w') as f:
-        json.dump(dict(command=' '.join(sys.argv), threads=torch.get_num_threads(),
-                       torch=torch.__version__, results=results, targets=checks), f, indent=1)
+        json.dump(dict(command=' '.join(sys.argv), machine=machine, torch=torch.__version__,
+                       threads=torch.get_num_threads(), results=results, targets=checks), f,
+                  indent=1)
     print(f'wrote {args.out}')
 
 

@@ -11,7 +11,9 @@ def test_toy_preset_writes_table_and_json(tmp_path):
     proc = run_tool(['tools/benchmark.py', '--preset', 'toy', '--rounds', 2, '--warmup', 1,
                      '--out', out])
     assert '| model | median ms | speed vs baseline |' in proc.stdout
-    result = json.loads(out.read_text())['results'][0]
+    written = json.loads(out.read_text())
+    assert written['machine'].endswith(f"{written['threads']} threads")  # who measured it
+    result = written['results'][0]
     assert result['baseline'] == 'timm' and result['gemm_gflops_per_s'] > 0
     rows = {r['model']: r for r in result['rows']}
     assert set(rows) == {'timm', 'specvit', 'specvit-spec'}
