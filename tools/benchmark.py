@@ -5,11 +5,12 @@
 
 Each configuration is built in its own worker process and timed in turn, one worker at a time,
 round after round (the order rotating from round to round), so drift of the machine hits all
-of them alike and none inherits another's heap; the table reports the median time per
-batch and its ratio to the baseline (the first model unless --baseline). Memory: peak
-allocated on CUDA; on CPU, the bytes of tensors saved for backward (activation memory), which
-is what gradient checkpointing reduces. Also measures the machine's dense GEMM rate and the
-fraction of it each model achieves.
+of them alike and none inherits another's heap (glibc is told to keep what it frees, see
+STEADY_MALLOC); the table reports the median time per batch and its ratio to the baseline
+(the first model unless --baseline). Memory: peak allocated on CUDA; on CPU, the bytes of
+tensors saved for backward (activation memory), which is what gradient checkpointing reduces.
+Also measures the machine's dense GEMM rate and the fraction of it each model achieves. bf16
+is not timed on a CPU without AMX or AVX512-BF16, where it would only be emulated.
 """
 import argparse
 import json
