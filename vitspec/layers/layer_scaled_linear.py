@@ -6,7 +6,8 @@ x is kept, which the linear keeps anyway, and the gradient of gamma comes from t
 that gives the weight's: with G = dy^T x, dW = gamma * G and
 d gamma = sum_i dy_i * (W x_i + b) = rowsum(G * W) + b * sum_i dy_i.
 The output is timm's ``LayerScale(Linear(x))`` bit for bit (the scale is applied after the GEMM,
-in place). A specialized LayerScale scales the first ``num_cls`` tokens by ``cls_gamma``.
+in place). A specialized LayerScale scales the first ``num_cls`` tokens by ``cls_gamma``; its
+backward adds work on those rows only.
 """
 from typing import Optional
 
@@ -41,24 +42,22 @@ class _LayerScaledLinear(torch.autograd.Function):
         if n:
             dh[:, :n] = dy[:, :n] * cls_gamma.to(dy.dtype)
         dx = (dh @ w).to(x.dtype)
-
-        def moments(dy_rows, x_rows):  # G = dy^T x and sum_i dy_i, in float32 or better
-            dy_rows, x_rows = dy_rows.flatten(0, -2), x_rows.flatten(0, -2)
-            return (dy_rows.T @ x_rows).to(weight.dtype), dy_rows.sum(0).to(weight.dtype)
-
-        def grads(g, s, scale):
-            d_scale = (g * weight).sum(1) + (0 if bias is None else bias * s)
-            return scale[:, None] * g, scale * s, d_scale
-
-        g, s = moments(dy, xs)
-        if not n:
-            dw, db, dgamma = grads(g, s, gamma)
-            return dx, dw, None if bias is None else db, dgamma, None, None
-        g_cls, s_cls = moments(dy[:, :n], xs[:, :n])
-        dw, db, dgamma = grads(g - g_cls, s - s_cls, gamma)
-        dw_cls, db_cls, dcls_gamma = grads(g_cls, s_cls, cls_gamma)
-        db = None if bias is None else db + db_cls
-        return dx, dw + dw_cls, db, dgamma, dcls_gamma, None
+        dy_all, x_all = dy.flatten(0, -2), xs.flatten(0, -2)
+        g = (dy_all.T @ x_all).to(weight.dtype)  # G = dy^T x, in float32 or better
+        s = dy_all.sum(0).to(weight.dtype)
+        dgamma = (g * weight).sum(1) + (0 if bias is None else bias * s)
+        dw, db = gamma[:, None] * g, gamma * s
+        if n:
+            # the CLS rows carry cls_gamma instead of gamma: dW gets a rank-(B n) correction, and
+            # their share of d gamma, recomputed from h_cls = W x_cls + b, goes to d cls_gamma
+            dy_cls = dy[:, :n].flatten(0, -2).to(weight.dtype)
+            x_cls = x[:, :n].flatten(0, -2).to(weight.dtype)
+            dcls_gamma = (dy_cls * F.linear(x_cls, weight, bias)).sum(0)
+            delta = cls_gamma - gamma
+            dw.addmm_((dy_cls * delta).T, x_cls)
+            db = db + delta * dy_cls.sum(0)
+            return dx, dw, None if bias is None else db, dgamma - dcls_gamma, dcls_gamma, None
+        return dx, dw, None if bias is None else db, dgamma, None, None
 
 
 def layer_scaled_linear(x: torch.Tensor, linear: nn.Linear, layer_scale: Optional[nn.Module],

@@ -6,8 +6,10 @@ shared parameters keep timm's names and the CLS copies carry a ``cls_`` prefix, 
 checkpoint fills the shared copy and only ``cls_*`` keys are missing.
 
 Each layer runs the fused op on all tokens, then overwrites the first ``num_cls`` rows with the
-CLS path computed on that slice: no extra FLOPs and no full-size concatenation. layer_norm,
-linear and mul do not save their output for backward, so the in-place overwrite is autograd-safe.
+CLS path computed on that slice: no extra FLOPs and no full-size concatenation. The norm and
+the full linear have their own backward (`specialized_functional`), which spares autograd's copy
+of the whole gradient behind the overwrite; elsewhere (LayerScale, LoRA) autograd does it, which
+is safe because linear and mul do not save their output for backward.
 """
 import math
 from typing import Optional
@@ -15,6 +17,8 @@ from typing import Optional
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+from .specialized_functional import specialized_layer_norm, specialized_linear
 
 # name of a CLS-copy parameter -> the shared parameter it starts from (None: its own init)
 _CLS_PARAMS = {'cls_weight': 'weight', 'cls_bias': 'bias', 'cls_gamma': 'gamma',
@@ -70,11 +74,13 @@ class SpecializedLayerNorm(_Specialized):
         self.cls_bias = nn.Parameter(torch.zeros(dim))
 
     def forward(self, x: torch.Tensor, num_cls: int) -> torch.Tensor:
-        out = F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
-        if num_cls:
-            out[:, :num_cls] = F.layer_norm(x[:, :num_cls], self.normalized_shape,
-                                            self.cls_weight, self.cls_bias, self.eps)
-        return out
+        if not num_cls:
+            return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+        device = x.device.type
+        if torch.amp.is_autocast_available(device) and torch.is_autocast_enabled(device):
+            x = x.float()  # autocast runs layer_norm in float32
+        return specialized_layer_norm(x, self.weight, self.bias, self.cls_weight, self.cls_bias,
+                                      self.eps, num_cls)
 
     def extra_repr(self) -> str:
         return f'{self.normalized_shape[0]}, eps={self.eps}'
@@ -144,16 +150,15 @@ class SpecializedLinear(_Specialized):
             self.cls_lora_b.zero_()
 
     def forward(self, x: torch.Tensor, num_cls: int) -> torch.Tensor:
+        if num_cls and not self.lora_rank:
+            return specialized_linear(x, self.weight, self.bias, self.cls_weight, self.cls_bias,
+                                      num_cls)
         out = F.linear(x, self.weight, self.bias)
-        if not num_cls:
-            return out
-        x_cls = x[:, :num_cls]
-        if self.lora_rank:
+        if num_cls:
             # W_cls x + b_cls = (W x + b) + B (A x) + (b_cls - b): exactly zero correction at init
             bias = None if self.bias is None else self.cls_bias - self.bias
+            x_cls = x[:, :num_cls]
             out[:, :num_cls].add_(F.linear(F.linear(x_cls, self.cls_lora_a), self.cls_lora_b, bias))
-        else:
-            out[:, :num_cls] = F.linear(x_cls, self.cls_weight, self.cls_bias)
         return out
 
     def extra_repr(self) -> str:

@@ -1,0 +1,38 @@
+import pytest
+import torch
+
+from vitspec.layers.specialized_functional import specialized_layer_norm, specialized_linear
+
+
+def leaf(*shape):
+    return torch.randn(*shape, dtype=torch.float64, requires_grad=True)
+
+
+@pytest.mark.parametrize('num_cls', [1, 3])
+def test_layer_norm_gradcheck(num_cls):
+    torch.manual_seed(0)
+    args = (leaf(2, 6, 5), leaf(5), leaf(5), leaf(5), leaf(5))
+    assert torch.autograd.gradcheck(
+        lambda *a: specialized_layer_norm(*a, 1e-6, num_cls), args)
+
+
+@pytest.mark.parametrize('num_cls', [1, 3])
+@pytest.mark.parametrize('bias', [True, False])
+def test_linear_gradcheck(num_cls, bias):
+    torch.manual_seed(0)
+    b, cls_b = (leaf(4), leaf(4)) if bias else (None, None)
+    args = (leaf(2, 6, 5), leaf(4, 5), b, leaf(4, 5), cls_b)
+    assert torch.autograd.gradcheck(lambda *a: specialized_linear(*a, num_cls), args)
+
+
+@pytest.mark.parametrize('op', ['norm', 'linear'])
+def test_backward_needs_no_copy_of_the_gradient(op):
+    # an in-place write of the CLS rows under autograd (CopySlices) clones the whole gradient
+    x = torch.randn(2, 6, 5, requires_grad=True)
+    w, b = torch.randn(5, 5, requires_grad=True), torch.randn(5, requires_grad=True)
+    if op == 'norm':
+        out = specialized_layer_norm(x, w[0], b, w[1], b, 1e-6, 1)
+    else:
+        out = specialized_linear(x, w, b, w, b, 1)
+    assert type(out.grad_fn).__name__ != 'CopySlices'
+    assert out.grad_fn.next_functions[0][0].variable is x
