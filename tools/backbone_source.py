@@ -11,11 +11,12 @@ import copy
 import inspect
 import os
 import os.path as osp
-import re
 
 import torch
 from mmengine.config import Config
 from mmengine.logging import MMLogger
+
+from tools.make_model_table import base_names
 
 ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
 TECHNIQUES_DIR = osp.join(ROOT, 'configs', '_base_', 'models', 'techniques')
@@ -33,7 +34,7 @@ def technique_keys(config_path: str = None) -> set:
     names = []
     if config_path is not None:
         with open(config_path) as f:
-            names = re.findall(r'techniques/([\w.-]+)\.py', f.read())
+            names = base_names(f.read(), 'techniques')
     if not names:
         names = [n[:-3] for n in sorted(os.listdir(TECHNIQUES_DIR))
                  if n.endswith('.py')]

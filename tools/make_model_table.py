@@ -22,10 +22,15 @@ METHODS = {'linear': 'linear probe (last layer)', 'linear4': 'linear probe (4 la
            'lin4': 'DINOv2 lin.4', 'dpt': 'DPT', 'fcn': 'FCN'}
 
 
+def base_names(text: str, folder: str) -> list:
+    """Names of the fragments under ``_base_/models/<folder>/`` that a config's text inherits."""
+    return re.findall(rf'{folder}/([\w.-]+)\.py', text)
+
+
 def describe(config: Path) -> dict:
     text = config.read_text()
-    techniques = re.findall(r'techniques/([\w.-]+)\.py', text)
-    backbone = re.findall(r'backbones/([\w.-]+)\.py', text)
+    techniques = base_names(text, 'techniques')
+    backbone = base_names(text, 'backbones')
     stem = config.stem
     return dict(
         technique='+'.join(techniques) or 'plain',
