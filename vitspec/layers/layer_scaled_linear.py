@@ -47,6 +47,7 @@ class _LayerScaledLinear(torch.autograd.Function):
         s = dy_all.sum(0).to(weight.dtype)
         dgamma = (g * weight).sum(1) + (0 if bias is None else bias * s)
         dw, db = gamma[:, None] * g, gamma * s
+        dcls_gamma = None
         if n:
             # the CLS rows carry cls_gamma instead of gamma: dW gets a rank-(B n) correction, and
             # their share of d gamma, recomputed from h_cls = W x_cls + b, goes to d cls_gamma
@@ -56,8 +57,8 @@ class _LayerScaledLinear(torch.autograd.Function):
             delta = cls_gamma - gamma
             dw.addmm_((dy_cls * delta).T, x_cls)
             db = db + delta * dy_cls.sum(0)
-            return dx, dw, None if bias is None else db, dgamma - dcls_gamma, dcls_gamma, None
-        return dx, dw, None if bias is None else db, dgamma, None, None
+            dgamma = dgamma - dcls_gamma
+        return dx, dw, None if bias is None else db, dgamma, dcls_gamma, None
 
 
 def layer_scaled_linear(x: torch.Tensor, linear: nn.Linear, layer_scale: Optional[nn.Module],

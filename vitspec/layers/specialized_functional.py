@@ -58,8 +58,9 @@ class _SpecializedLinear(torch.autograd.Function):
         n, dtype = ctx.num_cls, dy.dtype  # under autocast the forward GEMMs ran in dy's dtype
         dx = dy @ weight.to(dtype)
         dx[:, :n] = dy[:, :n] @ cls_weight.to(dtype)
-        dy_all, x_all = dy.flatten(0, -2), x.to(dtype).flatten(0, -2)
-        dy_cls, x_cls = dy[:, :n].flatten(0, -2), x[:, :n].to(dtype).flatten(0, -2)
+        xs = x.to(dtype)
+        dy_all, x_all = dy.flatten(0, -2), xs.flatten(0, -2)
+        dy_cls, x_cls = dy[:, :n].flatten(0, -2), xs[:, :n].flatten(0, -2)
         dw_cls = dy_cls.T @ x_cls
         dw = (dy_all.T @ x_all).sub_(dw_cls)
         db = db_cls = None
