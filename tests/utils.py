@@ -1,5 +1,6 @@
 """Helpers shared by the tests (import as ``from tests.utils import ...``)."""
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -21,8 +22,16 @@ def run_tool(args, timeout=900, env=None, check=True):
     cmd = [str(ROOT / args[0]), *map(str, args[1:])]
     if cmd[0].endswith('.py'):
         cmd.insert(0, sys.executable)
-    proc = subprocess.run(cmd, cwd=ROOT, env=full_env, capture_output=True, text=True,
-                          timeout=timeout)
+    # Its own process group, killed whole when the test stops waiting (a timeout, pytest-timeout,
+    # Ctrl-C): otherwise torchrun's ranks outlive it and slow down every test after.
+    with subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, start_new_session=True) as child:
+        try:
+            stdout, stderr = child.communicate(timeout=timeout)
+        except BaseException:
+            os.killpg(child.pid, signal.SIGKILL)
+            raise
+    proc = subprocess.CompletedProcess(cmd, child.returncode, stdout, stderr)
     if check and proc.returncode != 0:
         raise AssertionError(f'{" ".join(cmd)} failed ({proc.returncode}):\n'
                              f'{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}')
