@@ -15,7 +15,7 @@ from mmdet.registry import DATASETS, MODELS
 from tests.utils import ROOT
 from vitspec.datasets import DataFileError
 
-DEMO = 'configs/demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-1000it_demo-coco-160x160.py'
+DEMO = 'configs/demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-800it_demo-coco-160x160.py'
 SQUARE = [[10, 10, 50, 10, 50, 50, 10, 50]]
 
 

@@ -35,9 +35,9 @@ model = dict(
         rpn_proposal=dict(nms_pre=500, max_per_img=100),
         rcnn=dict(sampler=dict(num=64))),
     test_cfg=dict(rpn=dict(nms_pre=500, max_per_img=100), rcnn=dict(max_per_img=50)))
-max_iters = 1000
 # From scratch, AdamW at 3e-3 stalled (bbox AP 0.04-0.05 after 1000 iterations); 1e-3 learns
-# about twice as fast here.
+# about twice as fast here. bbox AP after 600 / 800 / 1000 iterations: 0.056 / 0.067 / 0.067.
+max_iters = 800
 optim_wrapper = dict(optimizer=dict(lr=1e-3, weight_decay=0.05), clip_grad=dict(max_norm=1.0),
                      paramwise_cfg=dict(decay_rate=1.0))
 param_scheduler = [
