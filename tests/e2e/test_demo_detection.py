@@ -8,6 +8,8 @@ from tests.utils import make_demo_data, run_tool
 from tools.compare_runs import last_validation
 
 CONFIG = 'configs/demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-800it_demo-coco-160x160.py'
+# 800 iterations take 7 minutes on a quiet 2-core host and 20 on a busy one (1.55 s each).
+BUDGET_S = 2400
 
 
 @pytest.fixture(scope='module')
@@ -30,12 +32,11 @@ def final_val_metrics(work: Path) -> dict:
         pytest.fail(f'no CocoMetric result in {work}: the model predicted nothing')
 
 
-# 800 iterations take 7 minutes on a quiet 2-core host and 20 on a busy one (1.55 s each).
-@pytest.mark.timeout(2400)
+@pytest.mark.timeout(BUDGET_S)
 def test_dist_train_learns_to_detect(demo_coco, tmp_path):
     work = tmp_path / 'work'
     run_tool(['tools/dist_train.sh', CONFIG, 2, '--work-dir', work,
-              '--cfg-options', *data_options(demo_coco)], timeout=2400)
+              '--cfg-options', *data_options(demo_coco)], timeout=BUDGET_S)
     metrics = final_val_metrics(work)
     # An untrained model predicts nothing (no CocoMetric result at all); issue 6 asks for bbox
     # AP >= 0.05 after training. Here it reaches 0.067 (AP50 0.205, segm AP 0.037).
