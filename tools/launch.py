@@ -67,7 +67,8 @@ def guard_nonfinite_loss(cfg: Config):
 def build_runner(cfg: Config) -> Runner:
     guard_nonfinite_loss(cfg)
     add_progress_bar(cfg)  # validation and test batches, on a terminal only
-    cfg.custom_hooks = [*cfg.custom_hooks, dict(type='EmptyDatasetCheckHook')]
+    cfg.custom_hooks = [*cfg.custom_hooks, dict(type='EmptyDatasetCheckHook'),
+                        dict(type='UnusedParameterCheckHook')]
     if not torch.cuda.is_available():
         if cfg.launcher != 'none':
             setup_cpu_distributed(cfg)

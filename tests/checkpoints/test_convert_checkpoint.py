@@ -82,3 +82,80 @@ def test_timm_name_offline_fails_clearly(monkeypatch):
     with pytest.raises(CheckpointError, match="could not fetch pretrained timm weights "
                                               "'vit_small_patch14_dinov2.lvd142m'"):
         model.init_weights()
+
+
+def dinov2_giant_layout(sd):
+    """facebookresearch/dinov2's ViT-g names: SwiGLU as mlp.w12 (packed) / mlp.w3, mask_token."""
+    out = {k.replace('.mlp.fc1.', '.mlp.w12.').replace('.mlp.fc2.', '.mlp.w3.'): v
+           for k, v in sd.items()}
+    out['mask_token'] = torch.zeros(1, sd['cls_token'].shape[-1])
+    return out
+
+
+def test_dinov2_swiglu_checkpoint_converts_and_rebuilds(tmp_path):
+    ref = timm.create_model('vit_giant_patch14_dinov2', pretrained=False, num_classes=0,
+                            img_size=56, depth=2, embed_dim=128, num_heads=2).eval()
+    with torch.no_grad():
+        for p in ref.parameters():
+            p.add_(torch.randn_like(p) * 0.02)
+    src = tmp_path / 'dinov2_vitg14_toy.pth'
+    torch.save(dinov2_giant_layout(ref.state_dict()), src)
+    dst = tmp_path / 'converted.pth'
+    proc = convert(src, dst, '--format', 'dinov2')
+    assert proc.returncode == 0, proc.stderr
+    assert "'ffn_type': 'swiglu'" in proc.stdout and "'mlp_ratio': 4.0" in proc.stdout
+
+    saved = safe_torch_load(str(dst))
+    assert 'blocks.1.mlp.fc1.weight' in saved['state_dict']
+    assert not any('w12' in k or 'w3' in k for k in saved['state_dict'])
+    model = SpecViT(**saved['meta']['backbone_cfg'], out_indices=(1,),
+                    init_cfg=dict(type='Pretrained', checkpoint=str(dst))).eval()
+    model.init_weights()
+    x = torch.randn(1, 3, 56, 56)
+    with torch.no_grad():
+        expected = ref.forward_intermediates(x, indices=[1], norm=True,
+                                             intermediates_only=True)[0]
+        assert (model(x)[0] - expected).abs().max() <= 1e-4
+
+
+def test_full_size_vit_g_architecture_and_config_fragment():
+    """DINOv2 ViT-g/14's real shapes (meta tensors): the inferred architecture, and the
+    backbone fragment configs/_base_/models/backbones/vit-g14_dinov2.py takes the weights."""
+    from mmengine.config import Config
+    from vitspec.checkpoints.convert import _check_builds, convert_checkpoint
+    from vitspec.checkpoints.load import load_state_dict_strict
+    with torch.device('meta'):
+        ref = timm.create_model('vit_giant_patch14_dinov2', pretrained=False, num_classes=0)
+    sd, cfg = convert_checkpoint(dinov2_giant_layout(ref.state_dict()), 'dinov2')
+    assert {k: cfg[k] for k in ('img_size', 'patch_size', 'embed_dims', 'num_layers',
+                                'num_heads', 'mlp_ratio', 'ffn_type', 'pos_embed_interp')} == \
+        dict(img_size=518, patch_size=14, embed_dims=1536, num_layers=40, num_heads=24,
+             mlp_ratio=4.0, ffn_type='swiglu', pos_embed_interp='dinov2')
+    assert cfg['layer_scale_init'] and cfg['num_register_tokens'] == 0
+    _check_builds(sd, cfg, 'dinov2_vitg14_pretrain.pth')
+
+    frag = Config.fromfile(str(ROOT / 'configs/_base_/models/backbones/vit-g14_dinov2.py'))
+    backbone = frag.backbone.to_dict()
+    backbone.pop('type')
+    assert backbone.pop('init_cfg')['checkpoint'] == 'pretrain/vit-g14_dinov2.pth'
+    assert backbone.pop('out_indices') == (9, 19, 29, 39)  # dinov2/hub/depthers.py
+    assert {k: v for k, v in backbone.items() if k in cfg} == \
+        {k: cfg[k] for k in backbone if k in cfg}
+    with torch.device('meta'):
+        model = SpecViT(**backbone)
+    assert model.blocks[0].mlp.fc2.in_features == 4096
+    load_state_dict_strict(model, sd, assign=True)
+
+
+def test_swiglu_width_that_no_ratio_gives_is_refused():
+    import pytest
+    from vitspec.checkpoints.architecture import infer_backbone_cfg
+    from vitspec.engine import CheckpointError
+    sd = timm.create_model('vit_tiny_patch16_224', pretrained=False).state_dict()
+    sd['blocks.0.mlp.fc1.weight'] = torch.zeros(2 * 100, 192)
+    sd['blocks.0.mlp.fc2.weight'] = torch.zeros(192, 100)
+    with pytest.raises(CheckpointError, match='SwiGLU hidden width 100 is not a multiple of 8'):
+        infer_backbone_cfg(sd, 'timm')
+    sd['blocks.0.mlp.fc1.weight'] = torch.zeros(300, 192)
+    with pytest.raises(CheckpointError, match='fc1 gives 300 features, fc2 reads 100'):
+        infer_backbone_cfg(sd, 'timm')

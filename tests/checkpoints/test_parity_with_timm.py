@@ -89,3 +89,46 @@ def test_cait_at_its_own_size():
             tokens = blk(tokens, model.num_cls)
         cls = model.forward_cls(tokens)
         torch.testing.assert_close(cls, ref.forward_features(x)[:, 0], atol=1e-4, rtol=0)
+
+
+def dinov2_swiglu_layout(sd):
+    """timm's ViT-g state dict with DINOv2's own SwiGLU names (timm maps w12/w3 to fc1/fc2)."""
+    return {k.replace('.mlp.fc1.', '.mlp.w12.').replace('.mlp.fc2.', '.mlp.w3.'): v
+            for k, v in dinov2_own_layout(sd).items()}
+
+
+@pytest.mark.parametrize('layout, reduced, specialize', [
+    ('dinov2', dict(depth=2), None),  # ViT-g's own widths: 1536, 24 heads, SwiGLU 4096
+    ('dinov2', dict(depth=2), dict(qkv_blocks='all')),  # specialized, at init = plain
+    ('timm', dict(depth=3, embed_dim=384, num_heads=6), None),
+])
+def test_vit_giant_swiglu(layout, reduced, specialize):
+    ref = perturbed(timm.create_model('vit_giant_patch14_dinov2', pretrained=False,
+                                      num_classes=0, img_size=56, dynamic_img_size=True,
+                                      **reduced))
+    sd = ref.state_dict() if layout == 'timm' else dinov2_swiglu_layout(ref.state_dict())
+    assert layout == 'timm' or any('.mlp.w12.' in k for k in sd)
+    sd, cfg = convert_checkpoint(sd, layout)
+    dim = ref.embed_dim
+    assert (cfg['ffn_type'], cfg['mlp_ratio'], cfg['embed_dims']) == ('swiglu', 4.0, dim)
+    assert cfg['num_heads'] == dim // 64 and cfg['num_layers'] == len(ref.blocks)
+    depth = cfg['num_layers']
+    model = SpecViT(**cfg, out_indices=range(depth), output_cls_token=True,
+                    specialize=specialize).eval()
+    load_state_dict_strict(model, sd)
+    assert model.blocks[0].mlp.fc2.in_features == ref.blocks[0].mlp.fc2.in_features
+    if specialize:
+        assert model.blocks[0].norm1.cls_weight is not None
+    model.pos_embed_interp = 'timm'  # timm resamples its own way off the native grid
+    for size in ((56, 56), (70, 42)):
+        x = torch.randn(2, 3, *size)
+        with torch.no_grad():
+            expected = ref.forward_intermediates(x, indices=list(range(depth)), norm=True,
+                                                 intermediates_only=True,
+                                                 return_prefix_tokens=True)
+            got = model(x)
+        assert len(got) == len(expected) == depth
+        for (e, e_prefix), (g, g_cls) in zip(expected, got):
+            assert g.shape == e.shape
+            assert (g - e).abs().max() <= 1e-4
+            assert (g_cls - e_prefix[:, 0]).abs().max() <= 1e-4

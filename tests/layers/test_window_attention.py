@@ -52,5 +52,18 @@ def test_attention_module_needs_the_grid():
     attn = Attention(32, 4, window_size=4)
     x = torch.randn(1, 1 + 35, 32)
     assert attn(x, 1, (5, 7)).shape == x.shape
-    with pytest.raises(ValueError, match='needs the patch grid'):
+    with pytest.raises(ValueError, match='need the patch grid'):
         attn(x)
+
+
+def test_zero_padding_changes_only_padded_grids():
+    """window_padding='zeros' (ViTDet) lets padded keys take part: same as masking on a grid
+    that is a multiple of the window, different otherwise (timm parity: test_rel_pos.py)."""
+    torch.manual_seed(0)
+    pad_kv = (torch.randn(3, 8), torch.randn(3, 8))
+    for hw, same in (((8, 8), True), ((7, 10), False)):
+        q, k, v = (torch.randn(2, 3, 1 + hw[0] * hw[1], 8) for _ in range(3))
+        masked, zeros = windowed_sdpa(q, k, v, hw, 4), windowed_sdpa(q, k, v, hw, 4, pad_kv=pad_kv)
+        assert torch.allclose(masked, zeros, atol=1e-6) == same
+    with pytest.raises(ValueError, match='window_padding must be one of'):
+        Attention(32, 4, window_size=4, window_padding='reflect')

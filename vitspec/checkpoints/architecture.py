@@ -3,6 +3,7 @@ import math
 import re
 
 from vitspec.engine.safe_load import CheckpointError
+from vitspec.layers.swiglu import swiglu_hidden
 
 HEAD_DIM = 64  # ViT, DeiT, DINOv2, MAE; CaiT uses 48 but its talking heads reveal the count
 
@@ -34,7 +35,7 @@ def infer_backbone_cfg(sd: dict, fmt: str, num_heads: int = None) -> dict:
         embed_dims=embed_dims,
         num_layers=_count(sd, 'blocks'),
         num_heads=num_heads,
-        mlp_ratio=sd['blocks.0.mlp.fc1.weight'].shape[0] / embed_dims,
+        **_mlp(sd, embed_dims),
         qkv_bias='blocks.0.attn.qkv.bias' in sd,
         num_register_tokens=sd['reg_token'].shape[1] if 'reg_token' in sd else 0,
         pos_embed_cls=pos_embed_cls,
@@ -47,3 +48,24 @@ def infer_backbone_cfg(sd: dict, fmt: str, num_heads: int = None) -> dict:
         cfg.update(num_class_attn_layers=num_ca,
                    talking_heads='blocks.0.attn.proj_l.weight' in sd)
     return cfg
+
+
+def _mlp(sd: dict, embed_dims: int) -> dict:
+    """ffn_type and mlp_ratio: a SwiGLU's fc1 is twice as wide as fc2's input (gate, value)."""
+    for key in ('blocks.0.mlp.fc1.weight', 'blocks.0.mlp.fc2.weight'):
+        if key not in sd:
+            raise CheckpointError(f'cannot read the MLP width: no {key!r}')
+    fc1_out = sd['blocks.0.mlp.fc1.weight'].shape[0]
+    hidden = sd['blocks.0.mlp.fc2.weight'].shape[1]
+    if fc1_out == hidden:
+        return dict(mlp_ratio=fc1_out / embed_dims, ffn_type='mlp')
+    if fc1_out != 2 * hidden:
+        raise CheckpointError(f'blocks.0.mlp: fc1 gives {fc1_out} features, fc2 reads {hidden}; '
+                              f'neither a plain MLP (equal) nor a SwiGLU (twice)')
+    # SpecViT derives the SwiGLU width from mlp_ratio by DINOv2's rule: find the ratio that
+    # gives this width, DINOv2's own 4 first (ViT-g: 4 * 1536 -> 4096)
+    for ratio in (4.0, hidden * 1.5 / embed_dims):
+        if swiglu_hidden(int(embed_dims * ratio)) == hidden:
+            return dict(mlp_ratio=ratio, ffn_type='swiglu')
+    raise CheckpointError(f'blocks.0.mlp: SwiGLU hidden width {hidden} is not a multiple of 8, '
+                          "which no mlp_ratio gives under DINOv2's width rule")

@@ -5,8 +5,6 @@ SpecViT's names. Nothing else in vitspec knows about foreign keys.
 """
 import re
 
-from vitspec.engine.safe_load import CheckpointError
-
 # Source-only parts a dense backbone never uses.
 DROPPED = re.compile(r'^(head\.|head_dist\.|decoder_|decoder\.|mask_token$|dist_token$)')
 
@@ -28,12 +26,13 @@ def from_timm(sd: dict) -> dict:
 
 
 def from_dinov2(sd: dict) -> dict:
-    """facebookresearch/dinov2 (hub and training checkpoints, with or without registers)."""
-    if any('.mlp.w12.' in k for k in sd):
-        raise CheckpointError('DINOv2 ViT-g uses a SwiGLU MLP (mlp.w12 / mlp.w3), which SpecViT '
-                              'does not implement')
+    """facebookresearch/dinov2 (hub and training checkpoints, with or without registers).
+
+    ViT-g's SwiGLU MLP stores ``mlp.w12`` (gate and value packed, gate first) and ``mlp.w3``:
+    SpecViT's SwiGLU ``mlp.fc1`` / ``mlp.fc2``, the same tensors (as timm maps them)."""
     # block_chunks > 0 stores blocks as blocks.<chunk>.<index>; the index is global
     return _renamed(sd, [(r'^blocks\.\d+\.(\d+)\.', r'blocks.\1.'),
+                         (r'\.mlp\.w12\.', '.mlp.fc1.'), (r'\.mlp\.w3\.', '.mlp.fc2.'),
                          (r'^register_tokens$', 'reg_token')])
 
 

@@ -1,6 +1,7 @@
 """Loading a (converted) checkpoint into SpecViT: strict, with named exceptions."""
 import math
 import re
+from typing import NamedTuple
 
 import torch
 from mmengine.logging import print_log
@@ -75,20 +76,31 @@ def load_state_dict_strict(model, sd: dict, source: str = 'checkpoint', assign: 
     for title, keys in (('ignored source keys', dropped), ('initialized from shared', filled)):
         if keys:
             print_log(f'{source}: {title}: {", ".join(keys)}', logger='current')
+    return filled
 
 
-def load_pretrained(model, filename: str):
+class Loaded(NamedTuple):
+    filled: list          # keys the model filled itself (see load_state_dict_strict)
+    backbone_cfg: dict    # the source architecture (meta['backbone_cfg']), None if unknown
+
+
+def load_pretrained(model, filename: str) -> Loaded:
     """Load a SpecViT-layout checkpoint (see tools/convert_checkpoint.py) into ``model``.
 
     ``timm:<model name>`` fetches the weights through timm's own pretrained loader (online).
     """
+    backbone_cfg = None
     if filename.startswith('timm:'):
         sd = _timm_state_dict(filename[len('timm:'):])
     else:
-        sd = unwrap_state_dict(safe_torch_load(filename))
+        checkpoint = safe_torch_load(filename)
+        meta = checkpoint.get('meta') if isinstance(checkpoint, dict) else None
+        backbone_cfg = meta.get('backbone_cfg') if isinstance(meta, dict) else None
+        sd = unwrap_state_dict(checkpoint)
     sd = fit_pos_embed(model, dict(sd))
-    load_state_dict_strict(model, sd, source=filename)
+    filled = load_state_dict_strict(model, sd, source=filename)
     print_log(f'loaded pretrained weights from {filename}', logger='current')
+    return Loaded(filled, backbone_cfg)
 
 
 def _timm_state_dict(name: str) -> dict:

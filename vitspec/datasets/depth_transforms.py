@@ -1,10 +1,15 @@
-"""Depth loading and the fixed crops of the depth benchmarks."""
+"""Depth loading, the fixed crops of the depth benchmarks and DINOv2's colour augmentation."""
 import numpy as np
 from mmcv.transforms import BaseTransform
 from mmseg.registry import TRANSFORMS
 
-from ..evaluation.depth_errors import crop_box
+from ..evaluation.depth_errors import NYU_SIZE, crop_box, scale_box
 from .checked_loading import DataFileError, decode, read_bytes
+
+# Training regions, (top, bottom, left, right) on 480x640 NYU images. 'nyu_train': the NYUCrop
+# of DINOv2's depth configs (zhyever/Monocular-Depth-Estimation-Toolbox
+# depth/datasets/pipelines/transforms.py: rows 45:472, cols 43:608), not quite the Eigen box.
+TRAIN_REGIONS = {'nyu_train': (45, 472, 43, 608)}
 
 
 @TRANSFORMS.register_module()
@@ -39,7 +44,7 @@ class LoadDepthPNG(BaseTransform):
 
 def crop_all(results: dict, top: int, bottom: int, left: int, right: int) -> dict:
     """Crop the image and every pixel field; remember where the crop sits in the full image
-    (``crop_offset`` = top, left, full height, full width) for the evaluation crops."""
+    (``crop_offset`` = top, left, full height, full width), for whoever maps results back."""
     full_h, full_w = results['img'].shape[:2]
     if not (0 <= top < bottom <= full_h and 0 <= left < right <= full_w):
         raise DataFileError(f'image {results.get("img_path")} ({full_w}x{full_h}) is too small '
@@ -56,16 +61,22 @@ def crop_all(results: dict, top: int, bottom: int, left: int, right: int) -> dic
 
 @TRANSFORMS.register_module()
 class RegionCrop(BaseTransform):
-    """Crop to a named evaluation region, e.g. 'nyu_eigen' (rows 45:471, cols 41:601 of a
-    480x640 image, scaled for other sizes): trains on the part of NYU's images that is
-    evaluated, without their white border."""
+    """Crop to a named region of a 480x640 NYU image (scaled for other sizes): 'nyu_train'
+    (DINOv2's NYUCrop, rows 45:472, cols 43:608) or an evaluation crop such as 'nyu_eigen'
+    (rows 45:471, cols 41:601). Trains on the part of NYU's images without the white border."""
 
-    def __init__(self, region: str = 'nyu_eigen'):
-        crop_box(region, 1, 1)  # fails early on an unknown name
+    def __init__(self, region: str = 'nyu_train'):
+        if region not in TRAIN_REGIONS:
+            crop_box(region, 1, 1)  # fails early on an unknown name
         self.region = region
 
     def transform(self, results: dict) -> dict:
-        return crop_all(results, *crop_box(self.region, *results['img'].shape[:2]))
+        h, w = results['img'].shape[:2]
+        if self.region in TRAIN_REGIONS:
+            box = scale_box(TRAIN_REGIONS[self.region], NYU_SIZE, h, w)
+        else:
+            box = crop_box(self.region, h, w)
+        return crop_all(results, *box)
 
 
 @TRANSFORMS.register_module()
@@ -80,3 +91,34 @@ class KBCrop(BaseTransform):
         h, w = results['img'].shape[:2]
         top, left = h - self.height, (w - self.width) // 2
         return crop_all(results, top, top + self.height, left, left + self.width)
+
+
+@TRANSFORMS.register_module()
+class ColorAug(BaseTransform):
+    """DINOv2's depth colour augmentation (ColorAug of zhyever/Monocular-Depth-Estimation-Toolbox
+    depth/datasets/pipelines/transforms.py): with probability ``prob``, on the 0-255 pixel
+    values, ``clip(img ** gamma * brightness * colour, 0, 255)`` with gamma, brightness and one
+    factor per channel drawn uniformly from their ranges. The gamma acts on 0-255 values, not
+    on 0-1 ones (255 ** 1.1 saturates), exactly as there. The output is float32.
+    """
+
+    def __init__(self, prob: float = 0.5, gamma_range=(0.9, 1.1), brightness_range=(0.9, 1.1),
+                 color_range=(0.9, 1.1)):
+        if not 0 <= prob <= 1:
+            raise ValueError(f'ColorAug: prob must be in [0, 1], got {prob}')
+        for name, rng in (('gamma_range', gamma_range), ('brightness_range', brightness_range),
+                          ('color_range', color_range)):
+            if len(rng) != 2 or min(rng) <= 0:
+                raise ValueError(f'ColorAug: {name} must be two positive numbers, got {rng}')
+        self.prob, self.gamma_range = prob, tuple(gamma_range)
+        self.brightness_range, self.color_range = tuple(brightness_range), tuple(color_range)
+
+    def transform(self, results: dict) -> dict:
+        if np.random.rand() >= self.prob:
+            return results
+        gamma = np.random.uniform(min(self.gamma_range), max(self.gamma_range))
+        brightness = np.random.uniform(min(self.brightness_range), max(self.brightness_range))
+        colors = np.random.uniform(min(self.color_range), max(self.color_range), size=3)
+        img = results['img'].astype(np.float64) ** gamma * brightness * colors
+        results['img'] = np.clip(img, 0, 255).astype(np.float32)
+        return results

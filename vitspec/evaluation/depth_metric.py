@@ -21,9 +21,8 @@ class DepthErrorMetric(BaseMetric):
 
     Args:
         metrics: which of DEPTH_METRICS to report (default: all).
-        crop: 'nyu_eigen', 'garg', 'kitti_eigen' or None. When a sample carries ``crop_offset``
-            (top, left, full_h, full_w) from KBCrop or RegionCrop, the box is placed on the
-            uncropped image.
+        crop: 'nyu_eigen', 'garg', 'kitti_eigen' or None, placed on the ground truth as it is
+            evaluated (KITTI: after the KB crop), as the reference evaluation does.
         min_depth, max_depth: ground truth outside (min, max) is ignored (0 = invalid) and
             predictions are clipped to [min, max].
     """
@@ -45,8 +44,7 @@ class DepthErrorMetric(BaseMetric):
         for sample in data_samples:
             pred = sample['pred_depth_map']['data'].squeeze().float().cpu().numpy()
             gt = sample['gt_depth_map']['data'].squeeze().float().cpu().numpy()
-            errors = image_errors(pred, gt, self.min_depth, self.max_depth, self.crop,
-                                  sample.get('crop_offset'))
+            errors = image_errors(pred, gt, self.min_depth, self.max_depth, self.crop)
             if errors is not None:  # an image without valid pixels carries no information
                 self.results.append({k: errors[k] for k in self.metrics})
 

@@ -2,7 +2,7 @@ import torch
 import torch.nn.functional as F
 from timm.layers import resample_abs_pos_embed
 
-POS_EMBED_MODES = ('timm', 'dinov2')
+POS_EMBED_MODES = ('timm', 'dinov2', 'vitdet')
 
 
 def resample_pos_embed(pos_embed: torch.Tensor, new_hw, old_hw, num_prefix: int,
@@ -11,7 +11,9 @@ def resample_pos_embed(pos_embed: torch.Tensor, new_hw, old_hw, num_prefix: int,
 
     mode='timm': size-based bicubic with antialiasing (timm; DINOv2 models with registers).
     mode='dinov2': the original DINOv2 rule, bicubic by scale factor (new + 0.1) / old, no
-    antialiasing. The two differ at every size but the native one.
+    antialiasing. mode='vitdet': ViTDet's get_abs_pos, size-based bicubic without antialiasing
+    (PyTorch's antialiased bicubic uses another kernel, so it differs from 'timm' even when
+    upsampling). They differ at every size but the native one.
     """
     new_hw, old_hw = tuple(new_hw), tuple(old_hw)
     if new_hw == old_hw:
@@ -19,14 +21,16 @@ def resample_pos_embed(pos_embed: torch.Tensor, new_hw, old_hw, num_prefix: int,
     if mode == 'timm':
         return resample_abs_pos_embed(pos_embed, list(new_hw), list(old_hw),
                                       num_prefix_tokens=num_prefix, antialias=True)
-    if mode != 'dinov2':
+    if mode not in POS_EMBED_MODES:
         raise ValueError(f'pos_embed_interp must be one of {POS_EMBED_MODES}, got {mode!r}')
     prefix, grid = pos_embed[:, :num_prefix], pos_embed[:, num_prefix:]
     dim = grid.shape[-1]
     grid = grid.float().reshape(1, *old_hw, dim).permute(0, 3, 1, 2)
-    # 0.1 offset: DINOv2's fix for float rounding in the output size (facebookresearch/dino#8)
-    scale = ((new_hw[0] + 0.1) / old_hw[0], (new_hw[1] + 0.1) / old_hw[1])
-    grid = F.interpolate(grid, scale_factor=scale, mode='bicubic', antialias=False)
+    if mode == 'vitdet':
+        grid = F.interpolate(grid, size=new_hw, mode='bicubic', align_corners=False)
+    else:  # 0.1 offset: DINOv2's fix for float rounding in the output size (dino#8)
+        scale = ((new_hw[0] + 0.1) / old_hw[0], (new_hw[1] + 0.1) / old_hw[1])
+        grid = F.interpolate(grid, scale_factor=scale, mode='bicubic', antialias=False)
     assert tuple(grid.shape[-2:]) == new_hw, (grid.shape, new_hw)
     grid = grid.permute(0, 2, 3, 1).reshape(1, -1, dim).to(pos_embed.dtype)
     return torch.cat([prefix, grid], dim=1)

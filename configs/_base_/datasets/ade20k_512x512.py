@@ -1,6 +1,9 @@
-# ADE20K (mmseg layout, 150 classes, label 0 = "other" -> ignored), 512x512 crops (methods.md §5.6).
-# The loaders check every file (vitspec/datasets/checked_loading.py). Leaves pass
-# data_preprocessor, num_classes and inference_cfg (the segmentor's test_cfg) into the model.
+# ADE20K as mmsegmentation ships it (open-mmlab/mmsegmentation v1.2.2
+# configs/_base_/datasets/ade20k.py): 150 classes, label 0 ("other") ignored, short side 512 with
+# the long side capped at 2048, random scale 0.5-2.0, 512x512 crops; sliding-window test 512,
+# stride 341 (configs/mae/mae-base_upernet_8xb2-amp-160k_ade20k-512x512.py). The loaders check
+# every file (vitspec/datasets/checked_loading.py). Leaves pass data_preprocessor, num_classes and
+# inference_cfg (the segmentor's test_cfg) into the model; batch size 2 per GPU as the MAE config.
 dataset_type = 'ADE20KDataset'
 data_root = 'data/ade/ADEChallengeData2016'
 num_classes = 150
@@ -27,7 +30,7 @@ test_pipeline = [
     load_annotations,  # after Resize: the metric compares at the original size
     dict(type='PackSegInputs'),
 ]
-img_ratios = [0.5, 0.75, 1.0, 1.25, 1.5, 1.75]
+img_ratios = [0.5, 0.75, 1.0, 1.25, 1.5, 1.75]  # mmseg's ade20k.py (tools/test.py --tta)
 tta_pipeline = [
     dict(type='CheckedLoadImageFromFile'),
     dict(type='TestTimeAug', transforms=[

@@ -1,6 +1,7 @@
-# DPT decoder on 4 layers (readout 'project', 256 channels), depth regressed (ReLU + min depth),
-# as DINOv2 evaluates it. The leaf config adds the backbone, the head's embed_dims and
-# post_process_channels ([D/8, D/4, D/2, D] by default), depth_range and test_cfg.
+# DINOv2's DPT depth head (facebookresearch/dinov2 dinov2/eval/depth/models/decode_heads/
+# dpt_head.py; hosted dinov2_vitl14_nyu_dpt config): 4 layers, readout 'project', 256 channels,
+# no norm, depth regressed (ReLU + min depth). Leaves add the backbone, the head's embed_dims
+# (post_process_channels default to [D/8, D/4, D/2, D]), depth_range and test_cfg.
 _base_ = ['./depth_estimator.py']
 model = dict(
     decode_head=dict(

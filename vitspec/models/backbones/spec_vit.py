@@ -13,11 +13,14 @@ from vitspec.layers.block import LayerNorm
 from vitspec.layers.class_attention import ClassAttentionBlock
 from vitspec.layers.layer_scaling import layerwise_widths
 from vitspec.layers.specialized import SpecializedLinear, is_cls_key, shared_key
+from vitspec.layers.swiglu import swiglu_hidden
 from vitspec.layers.token_graying import TokenGraying
 from ..registry import register_backbone
+from .inert_probe import refuse_inert_probe
 from .options import merge_options, unknown_key_error
 
-SPECIALIZE = dict(norm=True, layer_scale=True, blocks='all', qkv_blocks='first_third',
+# layer_scale=None: specialize the LayerScales when the backbone has them
+SPECIALIZE = dict(norm=True, layer_scale=None, blocks='all', qkv_blocks='first_third',
                   lora_rank=None, registers='patch')
 LAYERWISE_SCALING = dict(alpha=(0.5, 1.0), beta=(0.5, 4.0), head_dim=64, ffn_divisor=64)
 TOKEN_GRAYING = dict(mode='dct', eps=None)
@@ -53,6 +56,10 @@ class SpecViT(BaseModule):
     with ``output_cls_token`` each entry is ``(map, cls)`` with the (B, C) CLS token beside it
     (as mmseg's ViT and DINOv2's depth heads expect).
 
+    ``ffn_type``: 'mlp' (fc1, GELU, fc2) or 'swiglu' (DINOv2 ViT-g: fc1 packs gate and value,
+    hidden width ``int(embed_dims * mlp_ratio)`` cut to 2/3 and rounded up to 8, as DINOv2's
+    'swiglufused'; with layerwise_scaling each block's width is the gated one, as OpenELM's GLU).
+
     Techniques (all off by default):
       layer_scale_init: LayerScale on both residual branches (CaiT).
       num_class_attn_layers, talking_heads: CaiT. The self-attention stage sees only the
@@ -78,6 +85,7 @@ class SpecViT(BaseModule):
                  num_layers: int = 12,
                  num_heads: int = 12,
                  mlp_ratio: float = 4.0,
+                 ffn_type: str = 'mlp',
                  qkv_bias: bool = True,
                  num_register_tokens: int = 0,
                  pos_embed_cls: bool = True,
@@ -124,6 +132,10 @@ class SpecViT(BaseModule):
             raise ValueError('class-attention layers (CaiT) keep the CLS token out of the '
                              'self-attention stage: use them with pos_embed_cls=False, without '
                              'registers, specialize or output_cls_token')
+        if spec and spec['layer_scale'] and not layer_scale_init:
+            raise ValueError('specialize.layer_scale=True needs a backbone with LayerScale '
+                             '(layer_scale_init); this one has none, so there is nothing to '
+                             'specialize: set specialize.layer_scale=False (or None)')
         self.num_cls = 0 if self.class_attn else 1
         if spec and spec['registers'] == 'cls':
             self.num_cls += num_register_tokens
@@ -144,7 +156,14 @@ class SpecViT(BaseModule):
         self.pos_embed = nn.Parameter(torch.zeros(1, num_pos, embed_dims))
 
         head_dim = None
-        widths = [(num_heads, int(embed_dims * mlp_ratio))] * num_layers
+        mlp_hidden = int(embed_dims * mlp_ratio)
+        if ffn_type == 'swiglu':
+            mlp_hidden = swiglu_hidden(mlp_hidden)
+        elif ffn_type != 'mlp':
+            raise ValueError(f"SpecViT ffn_type must be 'mlp' or 'swiglu', got {ffn_type!r}")
+        if self.class_attn and ffn_type != 'mlp':
+            raise ValueError("class-attention layers (CaiT) use the plain MLP: ffn_type='mlp'")
+        widths = [(num_heads, mlp_hidden)] * num_layers
         if layerwise_scaling:
             ls = merge_options('SpecViT layerwise_scaling', layerwise_scaling, LAYERWISE_SCALING)
             head_dim = ls['head_dim']
@@ -160,9 +179,10 @@ class SpecViT(BaseModule):
             Block(embed_dims, heads, hidden, qkv_bias=qkv_bias, layer_scale_init=layer_scale_init,
                   drop_path=dpr[i], head_dim=head_dim, talking_heads=talking_heads,
                   spec_norm=i in spec_blocks and spec['norm'],
-                  spec_layer_scale=i in spec_blocks and spec['layer_scale'] and layer_scale_init,
+                  spec_layer_scale=bool(i in spec_blocks and spec['layer_scale'] is not False
+                                        and layer_scale_init),
                   spec_qkv=i in qkv_blocks, lora_rank=spec and spec['lora_rank'],
-                  window_size=windows[i])
+                  window_size=windows[i], ffn_type=ffn_type)
             for i, (heads, hidden) in enumerate(widths)
         ])
         self.blocks_token_only = nn.ModuleList([
@@ -175,7 +195,9 @@ class SpecViT(BaseModule):
     def init_weights(self):
         if self.init_cfg is not None and self.init_cfg.get('type') == 'Pretrained':
             from vitspec.checkpoints import load_pretrained
-            load_pretrained(self, self.init_cfg['checkpoint'])
+            source = self.init_cfg['checkpoint']
+            loaded = load_pretrained(self, source)
+            refuse_inert_probe(self, loaded.filled, loaded.backbone_cfg, source)
             self._is_init = True
             return
         trunc_normal_(self.pos_embed, std=0.02)
@@ -269,6 +291,7 @@ class SpecViT(BaseModule):
     def _freeze_stages(self):
         if self.class_attn:  # no dense loss reaches them (see the class docstring)
             self.blocks_token_only.requires_grad_(False)
+            self.cls_token.requires_grad = False
         elif not self.final_norm:  # unused: a trainable unused parameter upsets DDP
             self.norm.requires_grad_(False)
         if self.frozen_stages < 0:

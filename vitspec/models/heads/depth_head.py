@@ -69,12 +69,13 @@ class DepthHead(BaseModule):
         return out
 
     def predict(self, inputs: Sequence, batch_img_metas: List[dict], test_cfg=None):
-        """Depth at the size of the (padded) network input, clamped to [min, max]."""
+        """Depth clamped to [min, max] at the head's resolution, then resized to the (padded)
+        network input: DINOv2's DepthEncoderDecoder.encode_decode clamps before it resizes."""
         meta = batch_img_metas[0]
         if isinstance(meta['img_shape'], torch.Size):  # a window of slide inference
             size = meta['img_shape']
         else:
             size = meta.get('pad_shape', meta['img_shape'])[:2]
-        depth = F.interpolate(self.forward(inputs), size=tuple(size), mode='bilinear',
-                              align_corners=self.align_corners)
-        return depth.clamp(self.min_depth, self.max_depth)
+        depth = self.forward(inputs).clamp(self.min_depth, self.max_depth)
+        return F.interpolate(depth, size=tuple(size), mode='bilinear',
+                             align_corners=self.align_corners)

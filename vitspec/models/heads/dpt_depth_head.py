@@ -12,20 +12,21 @@ READOUTS = ('ignore', 'add', 'project')
 
 
 class ResidualConvUnit(nn.Module):
-    """Pre-activation residual unit: x + conv(relu(conv(relu(x))))."""
+    """Pre-activation residual unit: x + conv(relu(conv(relu(x)))), convs without bias (DINOv2's
+    PreActResidualConvUnit: ConvModule with bias=False, no norm)."""
 
     def __init__(self, channels: int):
         super().__init__()
-        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1)
-        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1)
+        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
 
     def forward(self, x):
         return x + self.conv2(F.relu(self.conv1(F.relu(x))))
 
 
 class FusionBlock(nn.Module):
-    """Adds the skip features (refined) to the coarser path, refines, upsamples x2. The
-    coarsest block has no skip input, and no unit for it (DDP refuses unused parameters)."""
+    """Adds the skip features (refined) to the coarser path, refines, upsamples x2, 1x1 conv.
+    The coarsest block has no skip input, and no unit for it (DDP refuses unused parameters)."""
 
     def __init__(self, channels: int, with_skip: bool = True):
         super().__init__()
@@ -36,7 +37,9 @@ class FusionBlock(nn.Module):
     def forward(self, x, skip=None):
         if skip is not None:
             if x.shape[-2:] != skip.shape[-2:]:  # odd grids: the stride-2 level rounds up
-                x = F.interpolate(x, size=skip.shape[-2:], mode='bilinear', align_corners=False)
+                # DINOv2 (FeatureFusionBlock) resizes the skip to the coarser path, not back
+                skip = F.interpolate(skip, size=x.shape[-2:], mode='bilinear',
+                                     align_corners=False)
             x = x + self.skip_unit(skip)
         x = F.interpolate(self.unit(x), scale_factor=2, mode='bilinear', align_corners=True)
         return self.project(x)
@@ -56,7 +59,9 @@ def resize_layer(channels: int, level: int) -> nn.Module:
 @MODELS.register_module()
 class DPTDepthHead(DepthHead):
     """Reassemble (readout, 1x1 projection, resampling to 4 scales), 3x3 convs to ``channels``,
-    four fusion blocks from coarse to fine, and a conv head with a final x2 upsampling.
+    four fusion blocks from coarse to fine, a 3x3 conv + ReLU, and a conv head with a final x2
+    upsampling: the layout of DINOv2's DPTHead (dinov2/eval/depth/models/decode_heads/
+    dpt_head.py) with norm_cfg=None.
 
     Args:
         embed_dims: backbone width D; the head takes 4 (map, cls) backbone outputs.
@@ -84,6 +89,7 @@ class DPTDepthHead(DepthHead):
         self.to_channels = nn.ModuleList(
             nn.Conv2d(c, channels, 3, padding=1, bias=False) for c in post)
         self.fusions = nn.ModuleList(FusionBlock(channels, with_skip=i < 3) for i in range(4))
+        self.project = nn.Sequential(nn.Conv2d(channels, channels, 3, padding=1), nn.ReLU())
         self.head = nn.Sequential(
             nn.Conv2d(channels, channels // 2, 3, padding=1),
             nn.Upsample(scale_factor=2, mode='bilinear', align_corners=True),
@@ -113,4 +119,4 @@ class DPTDepthHead(DepthHead):
         x = self.fusions[3](levels[3])
         for level in (2, 1, 0):
             x = self.fusions[level](x, levels[level])
-        return self.head(x)
+        return self.head(self.project(x))

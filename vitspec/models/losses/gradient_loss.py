@@ -1,8 +1,11 @@
 """Multi-scale gradient-matching loss (MegaDepth) on log depth, computed per sample.
 
-DINOv2's GradientLoss indexes (B, 1, H, W) tensors as if they were (H, W) maps, so its
-"spatial" differences run over the batch and channel axes (zero for batch size 1 or 2).
-This one differentiates along H and W of each sample.
+DINOv2's GradientLoss (facebookresearch/dinov2 dinov2/eval/depth/models/losses/gradientloss.py)
+indexes (B, 1, H, W) tensors as if they were (H, W) maps: its "vertical" differences run over the
+batch axis (samples i and i+2), its "horizontal" ones over the single channel (always empty), and
+its coarser scales subsample the batch. The loss is therefore exactly 0 for 1 or 2 images per GPU,
+which is what DINOv2's depth numbers were trained with. ``dinov2_slicing=True`` reproduces that
+computation; the default differentiates along H and W of each sample.
 """
 import torch
 from mmseg.registry import MODELS
@@ -21,28 +24,48 @@ def gradient_matching(log_diff: torch.Tensor, mask: torch.Tensor) -> torch.Tenso
     return (dx.sum(dim=(1, 2)) + dy.sum(dim=(1, 2))) / count
 
 
+def dinov2_sliced_gradient(pred: torch.Tensor, target: torch.Tensor, eps: float,
+                           max_depth: float = None) -> torch.Tensor:
+    """DINOv2's computation on (B, 1, H, W): strides 1, 2, 4, 6 and differences at distance 2,
+    all on the first two axes (batch, channel); each scale divided by its number of valid
+    pixels (an all-invalid scale gives 0 here, NaN there). Nonzero only from 3 images on."""
+    total = pred.new_zeros(())
+    for step in (1, 2, 4, 6):
+        p, t = pred[::step, ::step], target[::step, ::step]
+        mask = valid_depth(t, max_depth).to(p.dtype)
+        diff = (torch.log(p + eps) - torch.log(t + eps)) * mask
+        first = (diff[:-2] - diff[2:]).abs() * mask[:-2] * mask[2:]
+        second = (diff[:, :-2] - diff[:, 2:]).abs() * mask[:, :-2] * mask[:, 2:]
+        total = total + (first.sum() + second.sum()) / mask.sum().clamp_min(1)
+    return total
+
+
 @MODELS.register_module()
 class GradientLoss(nn.Module):
     """sum over scales (stride 1, 2, 4, ...) of the gradient-matching term, mean over samples.
 
     Predictions and targets are (B, 1, H, W) or (B, H, W); pixels with gt = 0 (or above
     ``max_depth``) are ignored.
+
+    Args:
+        dinov2_slicing: compute what DINOv2's released loss computes instead (see the module
+            docstring): (B, 1, H, W) inputs only, ``num_scales`` unused. For reproducing DINOv2's
+            depth protocol; it contributes nothing at 2 images per GPU.
     """
 
     def __init__(self, num_scales: int = 4, eps: float = 1e-3, max_depth: float = None,
-                 loss_weight: float = 1.0, loss_name: str = 'loss_grad'):
+                 loss_weight: float = 1.0, loss_name: str = 'loss_grad',
+                 dinov2_slicing: bool = False):
         super().__init__()
         self.num_scales, self.eps, self.max_depth = num_scales, eps, max_depth
         self.loss_weight, self._loss_name = loss_weight, loss_name
+        self.dinov2_slicing = dinov2_slicing
 
     @property
     def loss_name(self) -> str:
         return self._loss_name
 
     def per_sample(self, pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-        if pred.shape != target.shape:
-            raise ValueError(f'GradientLoss: prediction {tuple(pred.shape)} and target '
-                             f'{tuple(target.shape)} differ in shape')
         if pred.dim() == 4:
             if pred.shape[1] != 1:
                 raise ValueError(f'GradientLoss expects one depth channel, got {pred.shape[1]}')
@@ -57,4 +80,13 @@ class GradientLoss(nn.Module):
         return total
 
     def forward(self, pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        if pred.shape != target.shape:
+            raise ValueError(f'GradientLoss: prediction {tuple(pred.shape)} and target '
+                             f'{tuple(target.shape)} differ in shape')
+        if self.dinov2_slicing:
+            if pred.dim() != 4 or pred.shape[1] != 1:
+                raise ValueError('GradientLoss(dinov2_slicing=True) reproduces DINOv2 on '
+                                 f'(B, 1, H, W) depth maps, got {tuple(pred.shape)}')
+            return self.loss_weight * dinov2_sliced_gradient(pred, target, self.eps,
+                                                             self.max_depth)
         return self.loss_weight * self.per_sample(pred, target).mean()

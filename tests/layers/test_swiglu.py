@@ -1,0 +1,93 @@
+"""SwiGLU MLP (DINOv2 ViT-g) against DINOv2's formula, timm's SwiGLUPacked and the fused
+LayerScale; a specialized block with it equals the plain one at init."""
+import pytest
+import torch
+import torch.nn.functional as F
+from timm.layers import LayerScale, SwiGLUPacked
+
+from vitspec.layers.block import Block
+from vitspec.layers.specialized import SpecializedLayerScale
+from vitspec.layers.swiglu import SwiGLU, swiglu_hidden
+
+
+def test_width_rule_is_dinov2s():
+    # DINOv2 SwiGLUFFNFused: (int(hidden * 2 / 3) + 7) // 8 * 8
+    assert swiglu_hidden(4 * 1536) == 4096  # ViT-g: timm packs 2 * 4096 = 8192 into fc1
+    assert swiglu_hidden(4 * 384) == 1024
+    assert swiglu_hidden(100) == 72  # int(66.7) = 66, rounded up to 72
+    assert swiglu_hidden(96) == 64
+
+
+def test_matches_dinov2_formula_gate_first():
+    """DINOv2: x1, x2 = w12(x).chunk(2); w3(silu(x1) * x2), written out by hand."""
+    torch.manual_seed(0)
+    dim, hidden = 24, 40
+    w1, w2, w3 = torch.randn(hidden, dim), torch.randn(hidden, dim), torch.randn(dim, hidden)
+    b1, b2, b3 = torch.randn(hidden), torch.randn(hidden), torch.randn(dim)
+    mlp = SwiGLU(dim, hidden)
+    with torch.no_grad():
+        mlp.fc1.weight.copy_(torch.cat([w1, w2]))  # w12 packs w1 (gated) then w2
+        mlp.fc1.bias.copy_(torch.cat([b1, b2]))
+        mlp.fc2.weight.copy_(w3)
+        mlp.fc2.bias.copy_(b3)
+    x = torch.randn(2, 7, dim)
+    expected = (F.silu(x @ w1.T + b1) * (x @ w2.T + b2)) @ w3.T + b3
+    torch.testing.assert_close(mlp(x), expected)
+    swapped = (F.silu(x @ w2.T + b2) * (x @ w1.T + b1)) @ w3.T + b3
+    assert not torch.allclose(mlp(x), swapped, atol=1e-3)  # the half order matters
+
+
+def test_same_weights_same_output_as_timm_swiglu_packed():
+    torch.manual_seed(0)
+    ref = SwiGLUPacked(in_features=32, hidden_features=2 * 48)
+    mlp = SwiGLU(32, 48)
+    mlp.load_state_dict(ref.state_dict())  # timm names: fc1 (packed), fc2; nothing else
+    x = torch.randn(3, 5, 32)
+    torch.testing.assert_close(mlp(x), ref(x), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize('specialized', [False, True])
+def test_fused_layer_scale_on_fc2(specialized):
+    """Output and gradients equal ``ls(mlp(x))`` computed unfused."""
+    torch.manual_seed(0)
+    dim, num_cls = 16, 2
+    mlp = SwiGLU(dim, 24)
+    ls = SpecializedLayerScale(dim, 0.5) if specialized else LayerScale(dim, 0.5)
+    with torch.no_grad():
+        for p in ls.parameters():
+            p.copy_(torch.randn_like(p))
+    x = torch.randn(2, 6, dim, requires_grad=True)
+    fused = mlp(x, ls, num_cls)
+    grads = torch.autograd.grad(fused.square().sum(), [x, *mlp.parameters(), *ls.parameters()])
+    h = mlp(x)
+    if specialized:
+        ref = torch.cat([h[:, :num_cls] * ls.cls_gamma, h[:, num_cls:] * ls.gamma], 1)
+    else:
+        ref = ls(h)
+    ref_grads = torch.autograd.grad(ref.square().sum(), [x, *mlp.parameters(), *ls.parameters()])
+    torch.testing.assert_close(fused, ref)
+    for g, r in zip(grads, ref_grads):
+        torch.testing.assert_close(g, r, rtol=1e-5, atol=1e-5)
+
+
+def test_specialized_block_with_swiglu_equals_plain_at_init():
+    torch.manual_seed(0)
+    kw = dict(dim=32, num_heads=2, mlp_hidden=swiglu_hidden(128), layer_scale_init=0.3,
+              ffn_type='swiglu')
+    plain = Block(**kw).eval()
+    special = Block(**kw, spec_norm=True, spec_layer_scale=True, spec_qkv=True).eval()
+    sd = plain.state_dict()
+    own = special.state_dict()
+    # the CLS copies start from the shared weights, as SpecViT.fill_missing does
+    for key in own:
+        if key not in sd:
+            sd[key] = sd[key.replace('cls_', '')].clone()
+    special.load_state_dict(sd)
+    assert isinstance(special.mlp, SwiGLU) and special.mlp.fc1.out_features == 2 * 88
+    x = torch.randn(2, 9, 32)
+    torch.testing.assert_close(special(x, num_cls=1), plain(x, num_cls=1), rtol=0, atol=1e-6)
+
+
+def test_unknown_ffn_type_is_named():
+    with pytest.raises(ValueError, match="ffn_type must be one of mlp, swiglu, got 'geglu'"):
+        Block(32, 2, 64, ffn_type='geglu')

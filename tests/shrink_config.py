@@ -1,0 +1,98 @@
+"""A shipped config made small enough to train and evaluate on the demo data on a CPU: data roots
+swapped, image sizes and the model's widths scaled down; everything else (pipelines, TTA, heads,
+losses, optimizer constructor, schedule shape, evaluator) as shipped."""
+from mmengine.config import Config
+
+SIZE_KEYS = {'scale', 'crop_size', 'stride', 'size', 'img_scale', 'height', 'width', 'pad_size'}
+WIDTH_KEYS = {'in_channels', 'embed_dims', 'embed_dim'}
+HEAD_WIDTH_KEYS = {'channels', 'feat_channels', 'out_channels', 'conv_out_channels',
+                   'fc_out_channels'}
+
+
+def _scaled_size(value, factor):
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 16:
+        return max(8, round(value * factor))
+    if isinstance(value, (list, tuple)) and value and all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 16 for v in value):
+        return type(value)(max(8, round(v * factor)) for v in value)
+    return value
+
+
+def _walk(node, fn):
+    """Apply fn(key, value) -> value to every key of every dict below ``node``."""
+    if isinstance(node, dict):
+        for key in list(node):
+            node[key] = fn(key, node[key])
+            _walk(node[key], fn)
+    elif isinstance(node, (list, tuple)):
+        for item in node:
+            _walk(item, fn)
+
+
+def shrink_sizes(cfg, factor: float):
+    """Scale every image size of the data pipelines, preprocessors and inference settings."""
+    def fn(key, value):
+        return _scaled_size(value, factor) if key in SIZE_KEYS else value
+    for key in cfg:
+        if key != 'model':
+            _walk(cfg[key], fn)
+    for key in ('data_preprocessor', 'test_cfg'):
+        _walk(cfg.model.get(key), fn)
+
+
+def shrink_widths(model, dims: int, head_width: int):
+    """The backbone to ``dims`` channels (head width kept where it can be), every input width
+    that followed the backbone's, and the neck / head widths capped at ``head_width``."""
+    backbone = model.backbone
+    old = backbone.embed_dims
+    head_dim = old // backbone.num_heads
+    backbone.num_heads = max(1, dims // min(head_dim, dims))
+    for key in ('init_cfg',):
+        backbone.pop(key, None)
+
+    def fn(key, value):
+        if key in WIDTH_KEYS:
+            if value == old:
+                return dims
+            if isinstance(value, (list, tuple)) and value and all(v == old for v in value):
+                return type(value)(dims for _ in value)
+        if key == 'post_process_channels':  # DPT: fractions of the backbone width
+            return type(value)(max(4, v * dims // old) for v in value)
+        if key in HEAD_WIDTH_KEYS and isinstance(value, int) and value > head_width:
+            return head_width
+        return value
+    _walk(model, fn)
+    backbone.embed_dims = dims
+
+
+def cpu_optim_wrapper(cfg):
+    """AMP needs a GPU: the same optimizer and constructor under a plain wrapper."""
+    if cfg.optim_wrapper.get('type') == 'AmpOptimWrapper':
+        cfg.optim_wrapper.type = 'OptimWrapper'
+        cfg.optim_wrapper.pop('loss_scale', None)
+        cfg.optim_wrapper.pop('dtype', None)
+
+
+def shrink(path, data_root: str, work_dir: str, factor: float = 1 / 8, dims: int = 32,
+           head_width: int = 32, iters: int = 2, num_val: int = 2) -> Config:
+    cfg = Config.fromfile(path)
+    shrink_sizes(cfg, factor)
+    shrink_widths(cfg.model.get('module', cfg.model), dims, head_width)
+    cpu_optim_wrapper(cfg)
+    for split in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
+        loader = cfg[split]
+        loader.update(batch_size=min(loader.batch_size, 2), num_workers=0,
+                      persistent_workers=False)
+        loader.dataset.data_root = data_root
+        if split != 'train_dataloader':
+            loader.dataset.indices = num_val
+    for key in ('val_evaluator', 'test_evaluator'):
+        evaluator = cfg.get(key)
+        if isinstance(evaluator, dict) and 'ann_file' in evaluator:  # COCO: the demo's own
+            evaluator.ann_file = f'{data_root}/{cfg.val_dataloader.dataset.ann_file}'
+    cfg.train_cfg.update(max_iters=iters, val_interval=iters)
+    cfg.default_hooks.checkpoint.update(interval=iters, save_best=None)
+    cfg.default_hooks.logger.interval = 1
+    cfg.work_dir = work_dir
+    cfg.launcher = 'none'
+    return cfg
