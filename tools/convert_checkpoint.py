@@ -4,7 +4,11 @@
 
 DST holds ``state_dict`` and ``meta['backbone_cfg']``, the SpecViT arguments that rebuild the
 source architecture; use them as ``dict(type='SpecViT', **backbone_cfg, out_indices=...,
-init_cfg=dict(type='Pretrained', checkpoint=DST))``.
+init_cfg=dict(type='Pretrained', checkpoint=DST))``. DINOv2 ViT-g's SwiGLU MLP (mlp.w12 / mlp.w3)
+becomes ``ffn_type='swiglu'``:
+
+    python tools/convert_checkpoint.py dinov2_vitg14_pretrain.pth pretrain/vit-g14_dinov2.pth \
+        --format dinov2
 """
 import argparse
 import os.path as osp

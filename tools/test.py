@@ -25,7 +25,8 @@ def parse_args(argv=None):
     parser.add_argument('--show-dir', help='write prediction pictures (PNG) here')
     parser.add_argument('--tta', action='store_true',
                         help="test-time augmentation: the config's tta_pipeline and tta_model "
-                             '(multi-scale + flip for the "+ms" protocols)')
+                             '(configs with test_with_tta = True, e.g. the "+ms" protocols, '
+                             'always use them)')
     parser.add_argument('--cfg-options', nargs='+', action=DictAction, metavar='KEY=VALUE')
     parser.add_argument('--launcher', choices=['none', 'pytorch', 'slurm'], default='none')
     parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
@@ -44,6 +45,11 @@ def enable_show_dir(cfg, show_dir):
     cfg.visualizer.vis_backends = [dict(type='LocalVisBackend')]
 
 
+def tta_requested(args, cfg) -> bool:
+    """--tta, or a config whose published protocol always tests with TTA (test_with_tta)."""
+    return bool(args.tta or cfg.get('test_with_tta', False))
+
+
 def enable_tta(cfg):
     for key in ('tta_pipeline', 'tta_model'):
         if key not in cfg:
@@ -56,7 +62,7 @@ def enable_tta(cfg):
 def main(argv=None):
     args = parse_args(argv)
     cfg = config_from_args(args)
-    if args.tta:
+    if tta_requested(args, cfg):
         enable_tta(cfg)
     if args.show_dir:
         enable_show_dir(cfg, args.show_dir)

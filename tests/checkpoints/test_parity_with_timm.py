@@ -99,9 +99,10 @@ def dinov2_swiglu_layout(sd):
 
 @pytest.mark.parametrize('layout, reduced, specialize', [
     ('dinov2', dict(depth=2), None),  # ViT-g's own widths: 1536, 24 heads, SwiGLU 4096
-    ('dinov2', dict(depth=2), dict(qkv_blocks='all')),  # specialized, at init = plain
+    ('dinov2', dict(depth=3, embed_dim=384, num_heads=6),
+     dict(qkv_blocks='all')),  # specialized (norms, LayerScales, qkv): at init = plain
     ('timm', dict(depth=3, embed_dim=384, num_heads=6), None),
-])
+], ids=['dinov2-full-width', 'dinov2-specialized', 'timm'])
 def test_vit_giant_swiglu(layout, reduced, specialize):
     ref = perturbed(timm.create_model('vit_giant_patch14_dinov2', pretrained=False,
                                       num_classes=0, img_size=56, dynamic_img_size=True,

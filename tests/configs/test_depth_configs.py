@@ -1,5 +1,6 @@
 """Every depth config builds its model (meta device), optimizer and pipelines; the DINOv2
-protocol configs are frozen probes that differ only in their technique line."""
+reproduction configs hold the published protocol (hosted configs and the Toolbox's transforms);
+the schedule is mmcv's cosine-with-linear-warm-up and OneCycle momentum, step for step."""
 import math
 
 import pytest
@@ -7,16 +8,20 @@ import torch
 from mmengine.config import Config
 from mmengine.dataset import Compose
 from mmengine.optim import build_optim_wrapper
-from mmengine.registry import DefaultScope
+from mmengine.registry import PARAM_SCHEDULERS, DefaultScope
 from mmseg.registry import MODELS
 
 import vitspec  # noqa: F401  (registers)
 from tests.utils import ROOT
 
-PROTOCOL = sorted(p.relative_to(ROOT) for d in ('nyu', 'kitti')
-                  for p in (ROOT / 'configs' / d).glob('*.py'))
+ALL = sorted(p.relative_to(ROOT) for d in ('nyu', 'kitti')
+             for p in (ROOT / 'configs' / d).glob('*.py'))
+REPRO = [p for p in ALL if '-dinov2_8xb2' in p.name]
+FIXED = [p for p in ALL if '_gradloss-fixed_' in p.name]
 DEMO = sorted(p.relative_to(ROOT) for p in (ROOT / 'configs/demo').glob('*demo-nyu*.py'))
-TAPS = {12: (2, 5, 8, 11), 24: (4, 11, 17, 23)}
+TAPS = {12: (2, 5, 8, 11), 24: (4, 11, 17, 23), 40: (9, 19, 29, 39)}
+WIDTH = {'s': 384, 'b': 768, 'l': 1024, 'g': 1536}
+SCHEDULE = ROOT / 'configs/_base_/schedules/schedule_depth_38k.py'
 
 
 def build_model(cfg):
@@ -25,21 +30,22 @@ def build_model(cfg):
 
 
 def test_the_grid_is_complete():
-    names = {p.name for p in PROTOCOL}
-    assert len(names) == 2 * 3 * 2 * 3  # dataset x size x technique x head
+    names = {p.name for p in ALL}
     for ds, crop in (('nyu', '416x544'), ('kitti', '352x704')):
-        for size in 'sbl':
-            for tech in ('plain', 'spec'):
-                for head in ('lin1', 'lin4', 'dpt'):
-                    assert f'{head}_vit-{size}14-dinov2-{tech}_8xb2-38k_{ds}-{crop}.py' in names
+        for size in 'sbgl':
+            for head in ('lin1', 'lin4', 'dpt'):
+                for tag in ('', '_gradloss-fixed'):
+                    assert f'{head}_vit-{size}14-dinov2{tag}_8xb2-38k_{ds}-{crop}.py' in names
+    spec = {'lin4_vit-s14-dinov2-spec_8xb2-38k_nyu-416x544.py'}
+    assert names == {p.name for p in REPRO + FIXED} | spec
+    assert len(REPRO) == len(FIXED) == 24
 
 
-@pytest.mark.parametrize('path', PROTOCOL + DEMO, ids=str)
+@pytest.mark.parametrize('path', ALL + DEMO, ids=str)
 def test_config_builds_model_optimizer_and_pipelines(path):
     cfg = Config.fromfile(ROOT / path)
     model = build_model(cfg)
-    divisor = cfg.model.data_preprocessor.size_divisor
-    h, w = (math.ceil(s / divisor) * divisor for s in cfg.crop_size)
+    h, w = cfg.crop_size  # not a multiple of 14: the backbone centre-pads
     with torch.no_grad():
         depth = model.eval()(torch.empty(2, 3, h, w, device='meta'), mode='tensor')
     assert depth.shape[:2] == (2, 1)
@@ -47,16 +53,21 @@ def test_config_builds_model_optimizer_and_pipelines(path):
         build_optim_wrapper(model, cfg.optim_wrapper)
         Compose(cfg.train_pipeline)
         Compose(cfg.test_pipeline)
-    for pipeline in (cfg.train_pipeline, cfg.test_pipeline):
-        assert 'crop_offset' in pipeline[-1]['meta_keys']
     assert cfg.model.data_preprocessor.seg_pad_val == 0
 
 
-@pytest.mark.parametrize('path', PROTOCOL, ids=str)
-def test_protocol_settings(path):
+def transforms(pipeline):
+    return [t['type'] for t in pipeline]
+
+
+@pytest.mark.parametrize('path', REPRO, ids=str)
+def test_reproduction_protocol(path):
     cfg = Config.fromfile(ROOT / path)
     backbone, head = cfg.model.backbone, cfg.model.decode_head
     kitti = path.parent.name == 'kitti'
+    size = path.name.split('_vit-')[1][0]
+    assert backbone.embed_dims == WIDTH[size]
+    assert backbone.init_cfg.checkpoint == f'pretrain/vit-{size}14_dinov2.pth'
     assert cfg.depth_range == dict(min_depth=1e-3, max_depth=80.0 if kitti else 10.0)
     assert head.max_depth == cfg.test_evaluator.max_depth == cfg.depth_range['max_depth']
     assert cfg.test_evaluator.crop == ('garg' if kitti else 'nyu_eigen')
@@ -69,20 +80,73 @@ def test_protocol_settings(path):
         assert backbone.out_indices == taps
     if path.name.startswith('lin'):
         assert head.classify and head.n_bins == 256 and head.upsample == 4 and head.use_cls_token
+        assert head.with_bn is False and head.init_cfg is None
     else:
         assert head.type == 'DPTDepthHead' and head.readout_type == 'project'
         assert not head.classify and head.channels == 256
+        d = WIDTH[size]
+        assert head.post_process_channels == [d // 8, d // 4, d // 2, d]
+    sig, grad = head.loss_decode
+    assert sig == dict(type='SigLoss', warm_up_iters=100)
+    assert grad == dict(type='GradientLoss', loss_weight=0.5, dinov2_slicing=True)
+    assert 'size_divisor' not in cfg.model.data_preprocessor
+    assert cfg.model.test_cfg.mode == 'slide_flip'  # one window over the whole image + flip
+    assert tuple(cfg.model.test_cfg.crop_size) == ((352, 1216) if kitti else (480, 640))
+    first = 'KBCrop' if kitti else 'RegionCrop'
+    assert transforms(cfg.train_pipeline)[2:] == [
+        first, 'RandomRotate', 'RandomFlip', 'RandomCrop', 'ColorAug', 'PackSegInputs']
+    rotate, color = cfg.train_pipeline[3], cfg.train_pipeline[6]
+    assert rotate.degree == 2.5 and rotate.prob == 0.5 and rotate.seg_pad_val == 0
+    assert tuple(color.brightness_range) == ((0.9, 1.1) if kitti else (0.75, 1.25))
+    assert cfg.train_dataloader.batch_size == 2
     model = build_model(cfg).train()
     assert not any(p.requires_grad for p in model.backbone.parameters())
     assert all(p.requires_grad for p in model.decode_head.parameters())
 
 
-@pytest.mark.parametrize('path', [p for p in PROTOCOL if '-spec_' in p.name], ids=str)
-def test_specialized_differs_from_plain_only_in_the_technique(path):
-    plain = ROOT / path.parent / path.name.replace('-spec_', '-plain_')
-    lines = lambda p: [ln for ln in p.read_text().splitlines() if not ln.startswith('#')]
-    diff = [a for a, b in zip(lines(plain), lines(ROOT / path)) if a != b]
-    assert any('techniques/' in a for a in diff), diff
-    assert all('techniques/' in a or 'checkpoint=' in a for a in diff), diff
-    spec = Config.fromfile(ROOT / path).model.backbone.specialize
-    assert spec['qkv_blocks'] == 'first_third'
+@pytest.mark.parametrize('path', FIXED, ids=str)
+def test_gradloss_fixed_differs_only_in_the_gradient_loss(path):
+    fixed = Config.fromfile(ROOT / path)
+    repro = Config.fromfile(ROOT / path.parent / path.name.replace('_gradloss-fixed', ''))
+    assert fixed.model.decode_head.loss_decode[1] == dict(type='GradientLoss', loss_weight=0.5)
+    fixed.model.decode_head.loss_decode = repro.model.decode_head.loss_decode
+    assert fixed.to_dict() == repro.to_dict()
+
+
+def mmcv_lr(t, base=1e-4, total=38400, warmup=12800, ratio=1e-3, min_ratio=1e-8):
+    """mmcv 1.x CosineAnnealingLrUpdaterHook with warmup='linear' (lr_updater.py)."""
+    target = base * min_ratio
+    regular = target + 0.5 * (base - target) * (1 + math.cos(math.pi * t / total))
+    if t >= warmup:
+        return regular
+    return regular * (1 - (1 - t / warmup) * (1 - ratio))
+
+
+def mmcv_beta1(t, total=38400, pct=0.3, low=0.85, high=0.95):
+    """mmcv 1.x OneCycleMomentumUpdaterHook (momentum_updater.py), two phases, cos."""
+    cos = lambda start, end, f: end + 0.5 * (start - end) * (1 + math.cos(math.pi * f))
+    turn = float(pct * total) - 1
+    if t <= turn:
+        return cos(high, low, t / turn)
+    return cos(low, high, (t - turn) / (total - 1 - turn))
+
+
+def test_schedule_is_mmcv_cosine_with_linear_warmup_and_one_cycle_momentum():
+    cfg = Config.fromfile(SCHEDULE)
+    optimizer = torch.optim.AdamW([torch.nn.Parameter(torch.zeros(1))],
+                                  **{k: v for k, v in cfg.optim_wrapper.optimizer.items()
+                                     if k != 'type'})
+    schedulers = [PARAM_SCHEDULERS.build(dict(s, optimizer=optimizer))
+                  for s in cfg.param_scheduler]
+    optimizer.step()  # once, as training does before the first scheduler step (no grads: a no-op)
+    checked = 0
+    for t in range(cfg.max_iters):
+        lr, beta1 = optimizer.param_groups[0]['lr'], optimizer.param_groups[0]['betas'][0]
+        if t % 97 == 0 or t in (0, 1, 11518, 11519, 11520, 12799, 12800, 38399):
+            assert lr == pytest.approx(mmcv_lr(t), rel=1e-6), t
+            assert beta1 == pytest.approx(mmcv_beta1(t), abs=1e-9), t
+            checked += 1
+        for s in schedulers:
+            s.step()
+    assert checked > 390
+    assert mmcv_lr(12800) == pytest.approx(0.75e-4)  # the peak lr of the published schedule

@@ -12,7 +12,7 @@ import vitspec  # noqa: F401  (registers)
 from mmdet.registry import DATASETS
 from tests.utils import ROOT
 
-CONFIG = 'configs/coco/mask-rcnn_vit-b16-plain_simplefpn_16xb4-lsj-100e_coco-1024x1024.py'
+CONFIG = 'configs/coco/mask-rcnn_vit-b16-mae_simplefpn_16xb4-amp-lsj-100e_coco-1024x1024.py'
 ANN = 'annotations/instances_train2017.json'
 
 
@@ -38,9 +38,10 @@ def test_real_images_load_through_the_pipeline(realdata, split):
     np.random.seed(0)
     for i in range(len(dataset)):
         sample = dataset[i]
-        assert sample['inputs'].shape == (3, 1024, 1024)  # padded to the one training grid
         meta, gt = sample['data_samples'].metainfo, sample['data_samples'].gt_instances
-        assert max(meta['img_shape']) <= 1024  # the unpadded size (FixedSizePad)
+        # unpadded: the data preprocessor pads to 1024x1024 (pad_size_divisor=1024)
+        assert sample['inputs'].shape[1:] == meta['img_shape']
+        assert max(meta['img_shape']) <= 1024
         if split == 'val':
             assert max(meta['img_shape']) == 1024
             crowd = sample['data_samples'].ignored_instances  # iscrowd regions

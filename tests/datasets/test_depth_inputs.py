@@ -11,8 +11,8 @@ from PIL import Image
 
 import vitspec  # noqa: F401  (registers)
 from tests.utils import ROOT
-from vitspec.datasets import (CheckedLoadImageFromFile, DataFileError, KBCrop, LoadDepthPNG,
-                              RegionCrop)
+from vitspec.datasets import CheckedLoadImageFromFile, DataFileError, KBCrop, LoadDepthPNG
+from vitspec.datasets.depth_transforms import ColorAug, RegionCrop
 
 LINEAR = ROOT / 'configs/_base_/models/depth_linear.py'
 
@@ -111,20 +111,60 @@ def test_kb_crop_records_where_it_cut():
         KBCrop()(dict(img=np.zeros((128, 384, 3)), seg_fields=[]))
 
 
-def test_region_crop_is_the_eigen_box():
+@pytest.mark.parametrize('region, box', [('nyu_eigen', (45, 471, 41, 601)),
+                                         ('nyu_train', (45, 472, 43, 608))])
+def test_region_crop_boxes(region, box):
+    """'nyu_train': the Toolbox's NYUCrop, img[45:472, 43:608], that DINOv2's configs train on."""
     depth = np.arange(480 * 640, dtype=np.float32).reshape(480, 640)
-    out = RegionCrop('nyu_eigen')(dict(img=np.zeros((480, 640, 3)), gt_depth_map=depth,
-                                       seg_fields=['gt_depth_map']))
-    assert out['gt_depth_map'].shape == (426, 560) and out['gt_depth_map'][0, 0] == 45 * 640 + 41
+    out = RegionCrop(region)(dict(img=np.zeros((480, 640, 3)), gt_depth_map=depth,
+                                  seg_fields=['gt_depth_map']))
+    t, b, l, r = box
+    assert out['gt_depth_map'].shape == out['img'].shape[:2] == (b - t, r - l)
+    assert out['gt_depth_map'][0, 0] == t * 640 + l
+    with pytest.raises(ValueError, match="unknown region 'nyu'.*nyu_train.*nyu_eigen"):
+        RegionCrop('nyu')
+
+
+def test_color_aug_is_the_toolbox_formula():
+    """clip(img ** gamma * brightness * colour[c], 0, 255) on 0-255 values, the draws in the
+    Toolbox's order: the coin, gamma, brightness, three colours."""
+    img = np.random.default_rng(0).integers(0, 256, (6, 8, 3)).astype(np.uint8)
+    aug = ColorAug(prob=0.5, gamma_range=(0.9, 1.1), brightness_range=(0.75, 1.25))
+    for seed in range(6):
+        np.random.seed(seed)
+        out = aug(dict(img=img.copy()))['img']
+        np.random.seed(seed)
+        if np.random.rand() >= 0.5:
+            np.testing.assert_array_equal(out, img)
+            continue
+        gamma, bright = np.random.uniform(0.9, 1.1), np.random.uniform(0.75, 1.25)
+        colours = np.random.uniform(0.9, 1.1, size=3)
+        expected = np.clip(img.astype(np.float64) ** gamma * bright * colours, 0, 255)
+        assert out.dtype == np.float32
+        np.testing.assert_allclose(out, expected, rtol=1e-6)
+
+
+def test_color_aug_refuses_bad_ranges():
+    with pytest.raises(ValueError, match='prob'):
+        ColorAug(prob=2)
+    with pytest.raises(ValueError, match='brightness_range'):
+        ColorAug(brightness_range=(0.9,))
 
 
 def test_padding_adds_invalid_depth_not_255():
+    """Without a size divisor (the backbone centre-pads to the patch size), a batch of
+    different sizes is padded to the largest, with depth 0 = no measurement."""
     cfg = Config.fromfile(LINEAR)
+    assert 'size_divisor' not in cfg.data_preprocessor
     with DefaultScope.overwrite_default_scope('mmseg'):
         pre = MODELS.build(cfg.data_preprocessor)
-    sample = SegDataSample(gt_depth_map=PixelData(data=torch.full((1, 30, 40), 3.0)))
-    sample.set_metainfo(dict(img_shape=(30, 40), ori_shape=(30, 40)))
-    out = pre(dict(inputs=[torch.zeros(3, 30, 40)], data_samples=[sample]), training=True)
+    batch = []
+    for h, w in ((30, 40), (28, 44)):
+        sample = SegDataSample(gt_depth_map=PixelData(data=torch.full((1, h, w), 3.0)))
+        sample.set_metainfo(dict(img_shape=(h, w), ori_shape=(h, w)))
+        batch.append((torch.zeros(3, h, w), sample))
+    out = pre(dict(inputs=[b[0] for b in batch], data_samples=[b[1] for b in batch]),
+              training=True)
     gt = out['data_samples'][0].gt_depth_map.data
-    assert out['inputs'].shape[-2:] == gt.shape[-2:] == (42, 42)  # size divisor 14
-    assert gt[0, 30:].eq(0).all() and gt[0, :, 40:].eq(0).all()
+    assert out['inputs'].shape[-2:] == gt.shape[-2:] == (30, 44)
+    assert gt[0, :, 40:].eq(0).all() and gt[0, :, :40].eq(3).all()

@@ -13,8 +13,8 @@ from PIL import Image
 import vitspec  # noqa: F401  (registers)
 from tests.utils import ROOT
 
-NYU = ROOT / 'configs/nyu/lin4_vit-s14-dinov2-plain_8xb2-38k_nyu-416x544.py'
-KITTI = ROOT / 'configs/kitti/lin4_vit-s14-dinov2-plain_8xb2-38k_kitti-352x704.py'
+NYU = ROOT / 'configs/nyu/lin4_vit-s14-dinov2_8xb2-38k_nyu-416x544.py'
+KITTI = ROOT / 'configs/kitti/lin4_vit-s14-dinov2_8xb2-38k_kitti-352x704.py'
 
 
 def build(dataset_cfg):
@@ -77,11 +77,11 @@ def test_kitti_sample_rmse_by_hand(realdata):
     raw = np.asarray(Image.open(realdata / 'kitti/derived/2011_09_26_drive_0023_sync/'
                                 'proj_depth/velodyne_raw/image_02/0000000005.png'))
     depth = raw.astype(np.float64) / 256
-    rows, cols = np.mgrid[:375, :1242]
-    full_pred = 80.0 - 0.2 * rows
-    garg = (rows >= 153) & (rows < 371) & (cols >= 44) & (cols < 1197)  # on 375x1242
+    depth = depth[23:, 13:13 + 1216]  # the KB crop, then the Garg box on it (the Toolbox's)
+    rows, cols = np.mgrid[:352, :1216]
+    garg = (rows >= 143) & (rows < 349) & (cols >= 43) & (cols < 1172)
     valid = garg & (depth > 1e-3) & (depth < 80)
-    expected = np.sqrt(np.mean((depth[valid] - full_pred[valid]) ** 2))
+    expected = np.sqrt(np.mean((depth[valid] - pred[valid]) ** 2))
     assert valid.sum() > 10000
     assert rmse_of(cfg, sample, pred) == pytest.approx(expected, rel=1e-6)
 
@@ -105,7 +105,6 @@ def test_protocol_model_predicts_at_ground_truth_size(realdata, which):
     """The config's test mode (whole image + flip) runs on the sample, and the prediction
     comes back at the ground truth's size, ready for the metric."""
     dataset, cfg = (nyu_dataset if which == 'nyu' else kitti_dataset)(realdata)
-    cfg.model.decode_head.norm_cfg = dict(type='BN')  # no SyncBN on CPU
     cfg.model.backbone.update(num_layers=cfg.model.backbone.out_indices[-1] + 1, init_cfg=None)
     with DefaultScope.overwrite_default_scope('mmseg'):
         model = MODELS.build(cfg.model).eval()

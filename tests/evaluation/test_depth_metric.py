@@ -62,13 +62,13 @@ def test_mask_is_the_box_and_the_depth_range():
     assert mask.sum() == 426 * 560 - 2
 
 
-def test_kb_offset_places_the_garg_box_on_the_full_image():
-    full = np.zeros((375, 1242), bool)
-    full[153:371, 44:1197] = True
-    top, left = 375 - 352, (1242 - 1216) // 2
-    cropped_gt = np.ones((352, 1216))
-    mask = valid_mask(cropped_gt, 1e-3, 80, 'garg', offset=(top, left, 375, 1242))
-    np.testing.assert_array_equal(mask, full[top:, left:left + 1216])
+def test_garg_box_sits_on_the_kb_cropped_ground_truth():
+    """zhyever/Monocular-Depth-Estimation-Toolbox kitti.py: eval_kb_crop, then the Garg
+    fractions of the 352x1216 map: rows 143:349, cols 43:1172 of the KB crop (not 130:348,
+    31:1184, where the box of the 375x1242 raw image would fall)."""
+    mask = valid_mask(np.ones((352, 1216)), 1e-3, 80, 'garg')
+    rows, cols = np.nonzero(mask)
+    assert (rows.min(), rows.max() + 1, cols.min(), cols.max() + 1) == (143, 349, 43, 1172)
 
 
 def test_prediction_clipping_and_non_finite_values():
@@ -101,13 +101,18 @@ def test_metric_averages_per_image_and_skips_empty_images():
     assert out['abs_rel'] == pytest.approx((0.5 + 1.5) / 2)
 
 
-def test_metric_uses_crop_offset_from_the_sample():
+def test_metric_places_the_garg_box_on_the_evaluated_map():
     gt = np.ones((352, 1216))
     pred = np.ones((352, 1216))
-    pred[:, :5] = 3.0  # columns 13..17 of the full image: left of the Garg box (44)
+    pred[135, 600] = 3.0   # inside the raw-image box shifted into the crop, outside the KB one
+    pred[:, 40] = 3.0      # left of column 43
     metric = DepthErrorMetric(crop='garg', max_depth=80.0)
     metric.process({}, [sample(pred, gt, crop_offset=(23, 13, 375, 1242))])
     assert metric.compute_metrics(metric.results)['rmse'] == 0.0
+    pred[143, 43] = 3.0    # the box's first pixel counts
+    metric = DepthErrorMetric(crop='garg', max_depth=80.0)
+    metric.process({}, [sample(pred, gt)])
+    assert metric.compute_metrics(metric.results)['rmse'] > 0
 
 
 def test_metric_rejects_unknown_names():

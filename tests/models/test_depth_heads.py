@@ -1,6 +1,8 @@
-"""Linear (DINOv2 lin.1 / lin.4) and DPT depth heads: shapes, bins, CLS use, losses."""
+"""Linear (DINOv2 lin.1 / lin.4) and DPT depth heads: shapes, bins, CLS use, losses, and the
+order of operations of DINOv2's BNHead and DPTHead."""
 import pytest
 import torch
+import torch.nn.functional as F
 from mmengine.structures import PixelData
 from mmseg.structures import SegDataSample
 
@@ -84,9 +86,9 @@ def test_wrong_number_of_inputs_is_named():
 def test_dpt_head_output_and_gradients(readout):
     head = DPTDepthHead(embed_dims=32, channels=16, readout_type=readout)
     head.init_weights()
-    feats = backbone_outputs(4, grid=(5, 7))  # odd grid: the stride-2 level rounds up
+    feats = backbone_outputs(4, grid=(5, 7))  # odd grid: the stride-2 level rounds up to 3x4
     depth = head(feats)
-    assert depth.shape == (2, 1, 80, 112)  # 16x the patch grid
+    assert depth.shape == (2, 1, 96, 128)  # 32x that level, as DINOv2's fusion order gives
     loss = head.loss(feats, samples(2, size=(70, 98)))['loss_sig']
     loss.backward()
     assert all(p.grad is not None for n, p in head.named_parameters()
@@ -98,3 +100,69 @@ def test_dpt_head_default_channels_follow_dinov2():
     assert [c.out_channels for c in head.projects] == [8, 16, 32, 64]
     with pytest.raises(ValueError, match='4 backbone outputs'):
         head(backbone_outputs(2, dims=64))
+
+
+def test_linear_head_is_dinov2_bnhead_without_bn():
+    """DINOv2's BNHead (dinov2/eval/depth/models/decode_heads/linear_head.py): cat (map, cls)
+    per layer, resize to 4x the first grid, 1x1 conv (no BN), relu + 0.1, normalise, bins."""
+    head = LinearDepthHead(in_channels=8, num_inputs=4, classify=True, n_bins=16,
+                           max_depth=80.0).eval()
+    assert isinstance(head.bn, torch.nn.Identity) and head.init_cfg is None
+    assert [n for n, _ in head.named_parameters()] == ['conv_depth.weight', 'conv_depth.bias']
+    feats = backbone_outputs(4, dims=8, grid=(5, 7))
+    x = torch.cat([torch.cat([m, c[:, :, None, None].expand_as(m)], 1) for m, c in feats], 1)
+    x = F.interpolate(x, size=(20, 28), mode='bilinear', align_corners=False)
+    p = F.relu(head.conv_depth(x)) + 0.1
+    p = p / p.sum(1, keepdim=True)
+    ref = torch.einsum('bkhw,k->bhw', p, torch.linspace(1e-3, 80.0, 16)).unsqueeze(1)
+    torch.testing.assert_close(head(feats), ref, rtol=1e-5, atol=1e-5)
+
+
+def test_predict_clamps_before_it_resizes():
+    """DINOv2's DepthEncoderDecoder.encode_decode clamps the head output, then resizes it."""
+    head = LinearDepthHead(in_channels=4, min_depth=1.0, max_depth=10.0)
+    head.forward = lambda inputs: torch.tensor([[[[1.0, 30.0]]]])
+    pred = head.predict(None, [dict(img_shape=(1, 3), pad_shape=(1, 3))])
+    # align_corners=False, 2 -> 3 columns: the middle one is the mean of both clamped values
+    assert pred.flatten().tolist() == pytest.approx([1.0, 5.5, 10.0])
+
+
+def dinov2_dpt_reference(head, inputs):
+    """DINOv2's DPTHead.forward (dpt_head.py) written out on our head's layers: reassemble,
+    3x3 convs, fusion from the coarsest level (the skip resized to the coarser path), a 3x3
+    conv + ReLU, HeadDepth, then ReLU + min_depth."""
+    levels = []
+    for i, (fmap, cls) in enumerate(inputs):
+        B, C, H, W = fmap.shape
+        tokens = fmap.flatten(2).permute(0, 2, 1)
+        tokens = head.readouts[i](torch.cat([tokens, cls.unsqueeze(1).expand_as(tokens)], -1))
+        x = head.resizes[i](head.projects[i](tokens.permute(0, 2, 1).reshape(B, C, H, W)))
+        levels.append(head.to_channels[i](x))
+
+    def unit(u, x):
+        return u.conv2(F.relu(u.conv1(F.relu(x)))) + x
+
+    def fuse(block, x, skip=None):
+        if skip is not None:
+            if x.shape != skip.shape:
+                skip = F.interpolate(skip, size=x.shape[2:], mode='bilinear', align_corners=False)
+            x = x + unit(block.skip_unit, skip)
+        x = F.interpolate(unit(block.unit, x), scale_factor=2, mode='bilinear',
+                          align_corners=True)
+        return block.project(x)
+
+    out = fuse(head.fusions[3], levels[3])
+    for i in (2, 1, 0):
+        out = fuse(head.fusions[i], out, levels[i])
+    out = F.relu(head.project[0](out))
+    return F.relu(head.head(out)) + head.min_depth
+
+
+def test_dpt_head_follows_dinov2_dpthead():
+    head = DPTDepthHead(embed_dims=32, channels=16)
+    head.init_weights()
+    for block in head.fusions:  # DINOv2's PreActResidualConvUnit convs have no bias
+        units = [block.unit] + ([block.skip_unit] if block.skip_unit is not None else [])
+        assert all(u.conv1.bias is None and u.conv2.bias is None for u in units)
+    feats = backbone_outputs(4, grid=(5, 7))  # odd grid: the fusions resize a skip
+    torch.testing.assert_close(head(feats), dinov2_dpt_reference(head, feats))

@@ -1,4 +1,5 @@
-"""SigLoss by hand; the gradient loss works per sample on (H, W) maps."""
+"""SigLoss by hand; the gradient loss works per sample on (H, W) maps, and its dinov2_slicing
+mode computes what DINOv2's released GradientLoss computes."""
 import math
 
 import pytest
@@ -65,3 +66,43 @@ def test_gradient_loss_ignores_a_constant_scale_and_the_batch_order():
     assert loss(gt * 3, gt).item() == pytest.approx(0, abs=1e-5)  # scale-invariant
     pred = torch.rand(2, 1, 16, 16) + 1
     assert loss(pred, gt).item() == pytest.approx(loss(pred.flip(0), gt.flip(0)).item())
+
+
+def dinov2_formula(pred, gt, eps=1e-3):
+    """DINOv2's GradientLoss written out for (B, 1, H, W) with B = 5: at stride 1 the pairs of
+    samples (0, 2), (1, 3), (2, 4); at stride 2 samples 0, 2, 4 hence the pair (0, 4); strides 4
+    and 6 keep fewer than 3 samples. Each scale is divided by its count of valid pixels."""
+    m = (gt > 0).float()
+    d = (torch.log(pred + eps) - torch.log(gt + eps)) * m
+    term = lambda i, j: ((d[i] - d[j]).abs() * m[i] * m[j]).sum()
+    stride1 = (term(0, 2) + term(1, 3) + term(2, 4)) / m.sum()
+    stride2 = term(0, 4) / m[::2].sum()
+    return stride1 + stride2
+
+
+@pytest.mark.parametrize('batch', [1, 2])
+def test_dinov2_slicing_is_exactly_zero_at_one_or_two_images(batch):
+    torch.manual_seed(0)
+    gt = torch.rand(batch, 1, 12, 16) * 9 + 0.5
+    pred = torch.rand(batch, 1, 12, 16, requires_grad=True)
+    loss = GradientLoss(loss_weight=0.5, dinov2_slicing=True)(pred, gt)
+    assert loss.item() == 0.0
+    loss.backward()  # still part of the graph
+    assert pred.grad.abs().sum() == 0
+
+
+def test_dinov2_slicing_follows_their_formula_at_five_images():
+    torch.manual_seed(1)
+    gt = torch.rand(5, 1, 12, 16) * 9 + 0.5
+    gt[:, :, :3] = 0  # holes
+    pred = torch.rand(5, 1, 12, 16) * 9 + 0.5
+    loss = GradientLoss(loss_weight=0.5, dinov2_slicing=True)(pred, gt)
+    assert loss.item() > 0
+    assert loss.item() == pytest.approx(0.5 * dinov2_formula(pred, gt).item(), rel=1e-5)
+    # the per-sample loss never compares different images
+    assert GradientLoss(loss_weight=0.5)(pred, gt).item() != pytest.approx(loss.item())
+
+
+def test_dinov2_slicing_needs_one_channel_maps():
+    with pytest.raises(ValueError, match=r'dinov2_slicing.*\(B, 1, H, W\).*\(3, 8, 8\)'):
+        GradientLoss(dinov2_slicing=True)(torch.rand(3, 8, 8), torch.rand(3, 8, 8))

@@ -11,10 +11,10 @@ def test_every_config_listed_once():
 
 
 def test_technique_read_from_base_lines():
-    row = describe(ROOT / 'configs/coco/mask-rcnn_vit-b16-spec_simplefpn_16xb4-lsj-100e_'
-                          'coco-1024x1024.py')
-    assert (row['technique'], row['backbone'], row['crop']) == ('specialized', 'vit-b16',
-                                                                '1024x1024')
+    row = describe(ROOT / 'configs/demo/fcn_specvit-tiny-p8-spec_2xb4-500it_demo-ade20k-'
+                          '128x128.py')
+    assert (row['technique'], row['backbone'], row['crop']) == ('specialized', 'specvit-tiny-p8',
+                                                                '128x128')
 
 
 def test_committed_table_is_current():

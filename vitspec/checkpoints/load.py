@@ -34,6 +34,23 @@ def unwrap_state_dict(checkpoint: dict) -> dict:
     return sd
 
 
+def drop_cls(model, sd: dict) -> list:
+    """A backbone built without CLS token (ViTDet) drops a checkpoint's ``cls_token`` and the
+    CLS slot of its pos_embed (as ViTDet's ``pretrain_use_cls_token``); returns what it dropped."""
+    if getattr(model, 'cls_token', None) is not None or model.pos_embed_cls:
+        return []
+    dropped = [key for key in ('cls_token',) if sd.pop(key, None) is not None]
+    pos = sd.get('pos_embed')
+    if pos is not None and not _square(pos.shape[1]) and _square(pos.shape[1] - 1):
+        sd['pos_embed'] = pos[:, 1:]
+        dropped.append('pos_embed[:, 0] (CLS slot)')
+    return dropped
+
+
+def _square(n: int) -> bool:
+    return math.isqrt(n) ** 2 == n
+
+
 def fit_pos_embed(model, sd: dict) -> dict:
     """Resample a checkpoint's pos_embed (square grid assumed) to the model's grid."""
     pos = sd.get('pos_embed')
@@ -73,7 +90,9 @@ def load_state_dict_strict(model, sd: dict, source: str = 'checkpoint', assign: 
                 lines.append(f'  {title} ({len(keys)}): ' + ', '.join(keys))
         raise CheckpointError('\n'.join(lines))
     model.load_state_dict(sd, strict=True, assign=assign)
-    for title, keys in (('ignored source keys', dropped), ('initialized from shared', filled)):
+    for title, keys in (('ignored source keys', dropped),
+                        ('not in the checkpoint, initialized from shared weights (CLS copies) '
+                         'or at their own init (LoRA B, relative position biases)', filled)):
         if keys:
             print_log(f'{source}: {title}: {", ".join(keys)}', logger='current')
     return filled
@@ -97,7 +116,12 @@ def load_pretrained(model, filename: str) -> Loaded:
         meta = checkpoint.get('meta') if isinstance(checkpoint, dict) else None
         backbone_cfg = meta.get('backbone_cfg') if isinstance(meta, dict) else None
         sd = unwrap_state_dict(checkpoint)
-    sd = fit_pos_embed(model, dict(sd))
+    sd = dict(sd)
+    dropped = drop_cls(model, sd)
+    if dropped:
+        print_log(f'{filename}: dropped for a backbone without CLS token: {", ".join(dropped)}',
+                  logger='current')
+    sd = fit_pos_embed(model, sd)
     filled = load_state_dict_strict(model, sd, source=filename)
     print_log(f'loaded pretrained weights from {filename}', logger='current')
     return Loaded(filled, backbone_cfg)

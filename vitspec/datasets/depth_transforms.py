@@ -3,7 +3,7 @@ import numpy as np
 from mmcv.transforms import BaseTransform
 from mmseg.registry import TRANSFORMS
 
-from ..evaluation.depth_errors import NYU_SIZE, crop_box, scale_box
+from ..evaluation.depth_errors import CROPS, NYU_SIZE, crop_box, scale_box
 from .checked_loading import DataFileError, decode, read_bytes
 
 # Training regions, (top, bottom, left, right) on 480x640 NYU images. 'nyu_train': the NYUCrop
@@ -66,8 +66,9 @@ class RegionCrop(BaseTransform):
     (rows 45:471, cols 41:601). Trains on the part of NYU's images without the white border."""
 
     def __init__(self, region: str = 'nyu_train'):
-        if region not in TRAIN_REGIONS:
-            crop_box(region, 1, 1)  # fails early on an unknown name
+        if region not in TRAIN_REGIONS and region not in CROPS:
+            raise ValueError(f'RegionCrop: unknown region {region!r}; use one of '
+                             f'{tuple(TRAIN_REGIONS) + CROPS}')
         self.region = region
 
     def transform(self, results: dict) -> dict:

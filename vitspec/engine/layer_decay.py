@@ -3,6 +3,7 @@
 mmseg's LearningRateDecayOptimizerConstructor picks its rules by the backbone's class name and
 mmseg's ``layers.N`` naming; this one asks ``backbone.get_layer_depth(name, prefix)`` instead.
 """
+import re
 from typing import List
 
 from mmengine.logging import print_log
@@ -22,8 +23,10 @@ class LayerDecayOptimWrapperConstructor(DefaultOptimWrapperConstructor):
     parameter comes from ``backbone.get_layer_depth(full_name, prefix)`` -> (depth, num_depths);
     everything outside the backbone (neck, heads) gets the top depth, i.e. the base lr.
     Norms, biases, position embeddings, CLS/register tokens and LayerScale gammas get no weight
-    decay (see ``no_decay_parameters``). Parameters that do not require grad (a frozen
-    backbone) are left out of the optimizer entirely, so they carry no optimizer state.
+    decay (see ``no_decay_parameters``); ``no_decay_regex`` replaces that rule by a published
+    one: exactly the parameters whose full name it matches get no weight decay. Parameters
+    that do not require grad (a frozen backbone) are left out of the optimizer entirely, so
+    they carry no optimizer state.
     Registered in mmengine's root registry: reachable from mmseg and mmdet configs alike.
     """
 
@@ -35,7 +38,9 @@ class LayerDecayOptimWrapperConstructor(DefaultOptimWrapperConstructor):
             raise TypeError(f'{type(backbone).__name__} has no get_layer_depth(name, prefix): '
                             f'layer-wise lr decay needs the backbone to report layer depths')
         prefix = f'{backbone_attr}.'
-        no_decay = no_decay_parameters(module)
+        regex = self.paramwise_cfg.get('no_decay_regex')
+        no_decay = no_decay_parameters(module) if regex is None else {
+            id(p) for name, p in module.named_parameters() if re.search(regex, name)}
         base_lr = self.base_lr
         base_wd = self.base_wd or 0.0
         groups = {}

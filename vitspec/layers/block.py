@@ -22,6 +22,7 @@ class Block(nn.Module):
     (``rel_pos_bias``, ``rel_pos_size``: see `Attention`), per-block head count / head width / MLP
     width (layer-wise scaling), and CLS/patch specialization of the norms, the
     LayerScales and ``attn.qkv`` (``forward(x, num_cls)``: the first num_cls tokens are CLS).
+    ``ffn_type``: 'mlp' or 'swiglu' (``mlp_hidden`` is then the gated width, fc1 twice it).
     """
 
     def __init__(self, dim: int, num_heads: int, mlp_hidden: int, qkv_bias: bool = True,
@@ -42,7 +43,8 @@ class Block(nn.Module):
         self.drop_path1 = DropPath(drop_path) if drop_path > 0 else nn.Identity()
         self.norm2 = norm(dim)
         if ffn_type not in FFN_TYPES:
-            raise ValueError(f'ffn_type must be one of {", ".join(FFN_TYPES)}, got {ffn_type!r}')
+            raise ValueError(f'ffn_type must be one of {", ".join(FFN_TYPES)}, '
+                             f'got {ffn_type!r}')
         self.mlp = FFN_TYPES[ffn_type](dim, mlp_hidden)  # mlp_hidden: the width fc2 reads
         self.ls2 = _layer_scale(dim, layer_scale_init, spec_layer_scale)
         self.drop_path2 = DropPath(drop_path) if drop_path > 0 else nn.Identity()

@@ -11,9 +11,10 @@ def resample_pos_embed(pos_embed: torch.Tensor, new_hw, old_hw, num_prefix: int,
 
     mode='timm': size-based bicubic with antialiasing (timm; DINOv2 models with registers).
     mode='dinov2': the original DINOv2 rule, bicubic by scale factor (new + 0.1) / old, no
-    antialiasing. mode='vitdet': ViTDet's get_abs_pos, size-based bicubic without antialiasing
-    (PyTorch's antialiased bicubic uses another kernel, so it differs from 'timm' even when
-    upsampling). They differ at every size but the native one.
+    antialiasing. mode='vitdet': size-based bicubic without antialiasing, as ViTDet's get_abs_pos
+    and mmseg's MAE / BEiT resize_abs_pos_embed (PyTorch's antialiased bicubic uses another
+    kernel, so this differs from 'timm' even when upsampling). They differ at every size but the
+    native one.
     """
     new_hw, old_hw = tuple(new_hw), tuple(old_hw)
     if new_hw == old_hw:

@@ -5,6 +5,7 @@
 # 512 x ratio, long side unbounded), RandomCrop 512 cat_max_ratio 0.75, flip 0.5,
 # PhotoMetricDistortion, pad 512 (pad_val 0, seg_pad_val 255). Test: short side 512
 # (MultiScaleFlipAug img_ratios=1.0, flip=False), slide 512 / stride 341. 8 GPUs x 2 images.
+# The inherited tta_pipeline is mmseg's, not part of this protocol (lin. tests at one scale).
 _base_ = ['./ade20k_512x512.py']
 scale = (99999999, 512)
 train_pipeline = [
@@ -22,7 +23,6 @@ test_pipeline = [
     _base_.load_annotations,
     dict(type='PackSegInputs'),
 ]
-tta_pipeline = None  # the linear protocol tests at one scale, without flip
 train_dataloader = dict(batch_size=2, dataset=dict(pipeline=train_pipeline))
 val_dataloader = dict(dataset=dict(pipeline=test_pipeline))
 test_dataloader = val_dataloader

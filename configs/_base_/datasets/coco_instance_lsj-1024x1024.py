@@ -1,36 +1,39 @@
-# COCO 2017 instances with large-scale jitter at 1024 (ViTDet, methods.md §5.5): resize by
-# 0.1-2.0 of 1024, crop 1024, flip; test at 1024 on the long side. Both pad to 1024x1024 so
-# the backbone's resampled position embedding sees one grid at train and test time.
+# COCO 2017 instances with ViTDet's large-scale jitter (facebookresearch/detectron2
+# projects/ViTDet/configs/common/coco_loader_lsj.py): flip first, resize by 0.1-2.0 of 1024 keeping
+# the aspect ratio (ResizeScale), random 1024x1024 crop without padding (FixedSizeCrop, pad=False)
+# with boxes recomputed from the masks; test: the long side to 1024 (ResizeShortestEdge(1024,
+# max_size=1024)). No padding here: ViTDet pads every image, train and test, to 1024x1024 with 0
+# after normalisation (SimpleFeaturePyramid square_pad=1024), which the leaf configs do with
+# data_preprocessor pad_size_divisor=1024. Batch 64 = 16 GPUs x 4 (coco_loader_lsj.py).
 dataset_type = 'CheckedCocoDataset'
 data_root = 'data/coco/'
 image_size = (1024, 1024)
-pad = dict(type='FixedSizePad', size=image_size, pad_val=dict(img=(114, 114, 114)))
 train_pipeline = [
     dict(type='CheckedLoadImageFromFile'),
     dict(type='LoadAnnotations', with_bbox=True, with_mask=True),
+    dict(type='RandomFlip', prob=0.5),
     dict(type='RandomResize', scale=image_size, ratio_range=(0.1, 2.0), keep_ratio=True),
     dict(type='RandomCrop', crop_type='absolute_range', crop_size=image_size,
          recompute_bbox=True, allow_negative_crop=True),
-    dict(type='FilterAnnotations', min_gt_bbox_wh=(1e-2, 1e-2)),
-    dict(type='RandomFlip', prob=0.5),
-    pad,
+    # detectron2's DatasetMapper: utils.filter_empty_instances, box_threshold=1e-5
+    dict(type='FilterAnnotations', min_gt_bbox_wh=(1e-5, 1e-5)),
     dict(type='PackDetInputs'),
 ]
 test_pipeline = [
     dict(type='CheckedLoadImageFromFile'),
     dict(type='Resize', scale=image_size, keep_ratio=True),
-    pad,
     dict(type='LoadAnnotations', with_bbox=True, with_mask=True),
     dict(type='PackDetInputs',
          meta_keys=('img_id', 'img_path', 'ori_shape', 'img_shape', 'scale_factor')),
 ]
 train_dataloader = dict(
-    batch_size=4, num_workers=8, persistent_workers=True,
+    batch_size=4, num_workers=4, persistent_workers=True,
     sampler=dict(type='InfiniteSampler', shuffle=True),
     dataset=dict(
         type=dataset_type, data_root=data_root,
         ann_file='annotations/instances_train2017.json', data_prefix=dict(img='train2017/'),
-        filter_cfg=dict(filter_empty_gt=True, min_size=32), pipeline=train_pipeline))
+        # detectron2 drops training images without annotations (filter_empty=True)
+        filter_cfg=dict(filter_empty_gt=True), pipeline=train_pipeline))
 val_dataloader = dict(
     batch_size=1, num_workers=2, persistent_workers=True, drop_last=False,
     sampler=dict(type='DefaultSampler', shuffle=False),

@@ -1,6 +1,6 @@
 # The procedural demo data in NYU's layout (tools/make_demo_data.py): 120x160 images, 16-bit
-# millimetre depth. NYU's own pipelines and metric; the Eigen region scales to the small images
-# (106x140), so the 416x544 random crop keeps all of it.
+# millimetre depth. NYU's own pipelines and metric; the training region scales to the small
+# images (107x142), so the 416x544 random crop keeps all of it.
 _base_ = ['./nyu_depth.py']
 data_root = 'data/demo/nyu'
 crop_size = (112, 144)  # the padded training input (size divisor 8)

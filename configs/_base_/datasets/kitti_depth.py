@@ -1,9 +1,15 @@
 # KITTI, Eigen split, BTS layout: raw/<date>/<drive>/image_02/data/*.png, depth PNGs
 # (uint16 = metres * 256, 0 = no return) under data_depth_annotated/, split files
 # eigen_{train,test}_files.txt with lines "<image> <depth> <focal>".
-# DINOv2 protocol: KB crop (352x1216), train crops 352x704, rotation +-1 deg (BTS), flip, colour
-# jitter; test on the KB-cropped image and its flip; metrics on 1e-3 < d < 80 m in the Garg crop
-# (placed on the uncropped image, as BTS does; DINOv2's choice of crop is unverified).
+# DINOv2's protocol, as its hosted KITTI config gives it (dinov2_vits14_kitti_linear, read in
+# ywyue/FiT3D evaluation/baseline_configs/vitb_kitti_depth_linear_config.py) with the transforms
+# of zhyever/Monocular-Depth-Estimation-Toolbox (depth/datasets/pipelines/transforms.py):
+# KB crop (bottom 352 rows, centred 1216 columns), rotation +-2.5 deg (p 0.5), flip, random
+# 352x704 crop, ColorAug (p 0.5; gamma, brightness and colour 0.9-1.1); 2 images per GPU.
+# Test: the KB-cropped image and its flip (MultiScaleFlipAug at 1216x352), averaged.
+# Metrics: 1e-3 < gt < 80 m inside the Garg crop, whose fractions the Toolbox's kitti.py
+# (eval_kb_crop, eval_mask) applies to the KB-cropped 352x1216 ground truth: rows 143:349,
+# cols 43:1172. Split: DINOv2 reads the Toolbox's kitti_eigen_{train,test}.txt lists.
 dataset_type = 'KITTIDepthDataset'
 data_root = 'data/kitti'
 crop_size = (352, 704)
@@ -15,11 +21,11 @@ train_pipeline = [
     dict(type='CheckedLoadImageFromFile'),
     dict(type='LoadDepthPNG', depth_scale=256),
     dict(type='KBCrop', height=352, width=1216),
-    dict(type='RandomRotate', prob=0.5, degree=1.0, pad_val=0, seg_pad_val=0),
-    dict(type='RandomCrop', crop_size=crop_size),
+    dict(type='RandomRotate', prob=0.5, degree=2.5, pad_val=0, seg_pad_val=0),
     dict(type='RandomFlip', prob=0.5),
-    dict(type='PhotoMetricDistortion', brightness_delta=16, contrast_range=(0.9, 1.1),
-         saturation_range=(0.9, 1.1), hue_delta=5),
+    dict(type='RandomCrop', crop_size=crop_size),
+    dict(type='ColorAug', prob=0.5, gamma_range=(0.9, 1.1), brightness_range=(0.9, 1.1),
+         color_range=(0.9, 1.1)),
     dict(type='PackSegInputs', meta_keys=meta_keys),
 ]
 test_pipeline = [
@@ -28,8 +34,8 @@ test_pipeline = [
     dict(type='KBCrop', height=352, width=1216),
     dict(type='PackSegInputs', meta_keys=meta_keys),
 ]
-# One window covering the padded 352x1216 image (size divisor 14), plus its flip.
-depth_test_cfg = dict(mode='slide_flip', crop_size=(364, 1218), stride=(364, 1218))
+# One window that covers the whole KB-cropped image (the backbone centre-pads it), plus its flip.
+depth_test_cfg = dict(mode='slide_flip', crop_size=(352, 1216), stride=(352, 1216))
 train_dataloader = dict(
     batch_size=2,
     num_workers=2,

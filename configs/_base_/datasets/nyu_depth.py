@@ -1,8 +1,15 @@
 # NYU-Depth v2 in mmseg's NYUDataset layout: images/{train,test}/*.jpg and
 # annotations/{train,test}/*.png (16-bit, millimetres, 0 = no measurement), 480x640.
-# DINOv2 protocol: train crops 416x544 inside the Eigen box, rotation +-2.5 deg, flip, colour
-# jitter (PhotoMetricDistortion, mild, in place of DINOv2's ColorAug); test on the whole image
-# and its flip; metrics on 1e-3 < d < 10 m inside the Eigen crop 45:471, 41:601.
+# DINOv2's protocol, as its hosted NYU configs give it (dinov2_vitl14_nyu_dpt_config.py, a
+# verbatim dump in the code index; dinov2_vits14_nyu_linear, read in ywyue/FiT3D
+# evaluation/baseline_configs/vitb_nyu_depth_linear_config.py) with the transforms of
+# zhyever/Monocular-Depth-Estimation-Toolbox (depth/datasets/pipelines/transforms.py):
+# NYUCrop (rows 45:472, cols 43:608), rotation +-2.5 deg (p 0.5), flip, random 416x544 crop,
+# ColorAug (p 0.5; gamma 0.9-1.1, brightness 0.75-1.25, colour 0.9-1.1); 2 images per GPU.
+# Test: the whole 480x640 image and its flip (MultiScaleFlipAug at 480x640), averaged.
+# Metrics: 1e-3 < gt < 10 m inside the Eigen crop 45:471, 41:601 (the Toolbox's nyu.py).
+# Split: DINOv2 reads the Toolbox's nyu_train.txt / nyu_test.txt lists; this layout holds what
+# mmseg's tools/dataset_converters/nyu.py wrote.
 dataset_type = 'NYUDataset'
 data_root = 'data/nyu'
 crop_size = (416, 544)
@@ -12,12 +19,12 @@ meta_keys = ('img_path', 'depth_map_path', 'ori_shape', 'img_shape', 'pad_shape'
 train_pipeline = [
     dict(type='CheckedLoadImageFromFile'),
     dict(type='LoadDepthPNG', depth_scale=1000),
-    dict(type='RegionCrop', region='nyu_eigen'),
+    dict(type='RegionCrop', region='nyu_train'),
     dict(type='RandomRotate', prob=0.5, degree=2.5, pad_val=0, seg_pad_val=0),
-    dict(type='RandomCrop', crop_size=crop_size),
     dict(type='RandomFlip', prob=0.5),
-    dict(type='PhotoMetricDistortion', brightness_delta=16, contrast_range=(0.9, 1.1),
-         saturation_range=(0.9, 1.1), hue_delta=5),
+    dict(type='RandomCrop', crop_size=crop_size),
+    dict(type='ColorAug', prob=0.5, gamma_range=(0.9, 1.1), brightness_range=(0.75, 1.25),
+         color_range=(0.9, 1.1)),
     dict(type='PackSegInputs', meta_keys=meta_keys),
 ]
 test_pipeline = [
@@ -25,8 +32,8 @@ test_pipeline = [
     dict(type='LoadDepthPNG', depth_scale=1000),
     dict(type='PackSegInputs', meta_keys=meta_keys),
 ]
-# One window covering the padded 480x640 image (size divisor 14), plus its flip.
-depth_test_cfg = dict(mode='slide_flip', crop_size=(490, 644), stride=(490, 644))
+# One window that covers the whole image (the backbone centre-pads it), plus its flip.
+depth_test_cfg = dict(mode='slide_flip', crop_size=(480, 640), stride=(480, 640))
 train_dataloader = dict(
     batch_size=2,
     num_workers=2,

@@ -1,5 +1,8 @@
-# DINOv2 linear probe (methods.md §5.1): frozen backbone; BN + 1x1 conv on the concatenated patch
-# tokens of the tapped layers. Leaves set the backbone (frozen), in_channels and num_classes.
+# DINOv2's linear segmentation probe (facebookresearch/dinov2
+# dinov2/eval/segmentation/models/decode_heads/linear_head.py BNHead, configured by the hosted
+# dinov2_vit*14_ade20k_linear_config.py): the frozen backbone's tapped patch-token maps are
+# resized to the first one and concatenated (resize_concat), SyncBN, then a 1x1 conv; dropout 0,
+# cross-entropy weight 1.0. Leaves set the backbone (frozen), in_channels and num_classes.
 model = dict(
     type='EncoderDecoder',
     decode_head=dict(

@@ -1,12 +1,28 @@
-# Full fine-tuning as mmseg's MAE UPerNet (methods.md §5.6): AdamW lr 1e-4, wd 0.05, layer-wise
-# lr decay 0.65, 1500-iteration linear warmup, poly decay, 160k iterations.
-_base_ = ['./schedule_linear_40k.py']
+# Full fine-tuning as mmsegmentation's MAE UPerNet (open-mmlab/mmsegmentation v1.2.2
+# configs/mae/mae-base_upernet_8xb2-amp-160k_ade20k-512x512.py, on schedules/schedule_160k.py):
+# AdamW lr 1e-4, betas (0.9, 0.999), weight decay 0.05; layer-wise lr decay 0.65 over
+# num_layers + 2 depths (LayerDecayOptimizerConstructor; ours has the same depth rule, see
+# vitspec/engine/layer_decay.py); LinearLR from 1e-6 over 1500 iterations, then PolyLR power 1.0
+# to 0 from 1500 to 160k; mixed precision with a dynamic loss scale (the config's
+# fp16 = dict(loss_scale='dynamic'); mmseg 1.x reads it only through --amp, so it is written
+# here as AmpOptimWrapper); 160k iterations, checkpoint and validation every 16k.
 optim_wrapper = dict(
-    optimizer=dict(lr=1e-4, weight_decay=0.05), paramwise_cfg=dict(decay_rate=0.65))
+    type='AmpOptimWrapper', loss_scale='dynamic',
+    optimizer=dict(type='AdamW', lr=1e-4, betas=(0.9, 0.999), weight_decay=0.05),
+    constructor='LayerDecayOptimWrapperConstructor',
+    paramwise_cfg=dict(decay_rate=0.65))
 max_iters = 160000
 param_scheduler = [
     dict(type='LinearLR', start_factor=1e-6, by_epoch=False, begin=0, end=1500),
     dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=1500, end=max_iters),
 ]
-train_cfg = dict(max_iters=max_iters, val_interval=16000)
-default_hooks = dict(checkpoint=dict(interval=16000))
+train_cfg = dict(type='IterBasedTrainLoop', max_iters=max_iters, val_interval=16000)
+val_cfg = dict(type='ValLoop')
+test_cfg = dict(type='TestLoop')
+default_hooks = dict(
+    timer=dict(type='IterTimerHook'),
+    logger=dict(type='LoggerHook', interval=50, log_metric_by_epoch=False),
+    param_scheduler=dict(type='ParamSchedulerHook'),
+    checkpoint=dict(type='CheckpointHook', by_epoch=False, interval=16000, max_keep_ckpts=2),
+    sampler_seed=dict(type='DistSamplerSeedHook'),
+    visualization=dict(type='SegVisualizationHook'))

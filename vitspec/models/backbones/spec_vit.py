@@ -24,6 +24,7 @@ SPECIALIZE = dict(norm=True, layer_scale=None, blocks='all', qkv_blocks='first_t
                   lora_rank=None, registers='patch')
 LAYERWISE_SCALING = dict(alpha=(0.5, 1.0), beta=(0.5, 4.0), head_dim=64, ffn_divisor=64)
 TOKEN_GRAYING = dict(mode='dct', eps=None)
+REL_POS_PARAMS = ('rel_pos_h', 'rel_pos_w', 'relative_position_bias_table')
 
 
 def block_set(spec, num_layers: int, owner: str) -> set:
@@ -73,8 +74,19 @@ class SpecViT(BaseModule):
         ``qkv_blocks`` (full, or low-rank with ``lora_rank``); registers go with the 'patch'
         or the 'cls' group. One joint attention, shared proj and MLP: no extra FLOPs.
       window_size, global_attn_indexes: ViTDet. Blocks not in ``global_attn_indexes`` attend
-        within window_size x window_size windows of the patch grid (zero-padded to a
-        multiple); CLS and registers attend among themselves there. No relative position bias.
+        within window_size x window_size windows of the patch grid, padded to a multiple
+        (``window_padding``: 'masked' keys, or 'zeros' tokens as ViTDet); CLS and registers
+        attend among themselves there.
+      rel_pos_bias: 'decomposed' (ViTDet / SAM ``attn.rel_pos_h``, ``attn.rel_pos_w`` per block,
+        made for the window, or for the patch grid of ``img_size`` in global blocks, resampled
+        linearly for another grid) or 'table' (BEiT / MAE segmentation
+        ``attn.relative_position_bias_table`` for the patch grid of ``img_size``, with CLS
+        entries; another grid is refused). Zero at init; a checkpoint without them fills zeros.
+      with_cls_token=False: no CLS token (ViTDet), hence no CLS position slot
+        (``pos_embed_cls=False``); the loader drops a checkpoint's cls_token and CLS slot.
+      pretrain_img_size: the position embedding covers this image size's patch grid instead of
+        img_size's and is resampled to every input (ViTDet: 224, ``pos_embed_interp='vitdet'``),
+        while img_size still sets the global blocks' relative position grid.
     """
 
     def __init__(self,
@@ -98,6 +110,10 @@ class SpecViT(BaseModule):
                  specialize: dict = None,
                  window_size: int = 0,
                  global_attn_indexes: Sequence[int] = (),
+                 window_padding: str = 'masked',
+                 rel_pos_bias: str = None,
+                 with_cls_token: bool = True,
+                 pretrain_img_size: Union[int, Sequence[int]] = None,
                  out_indices: Union[int, Sequence[int]] = -1,
                  final_norm: bool = True,
                  output_cls_token: bool = False,
@@ -110,13 +126,17 @@ class SpecViT(BaseModule):
             raise unknown_key_error('SpecViT', next(iter(unknown)), _init_args(type(self)))
         super().__init__(init_cfg=init_cfg)
         img_size = (img_size, img_size) if isinstance(img_size, int) else tuple(img_size)
+        pos_size = img_size if pretrain_img_size is None else pretrain_img_size
+        pos_size = (pos_size, pos_size) if isinstance(pos_size, int) else tuple(pos_size)
         self.patch_size = patch_size
         self.embed_dims = embed_dims
         self.num_layers = num_layers
-        self.grid_size = (img_size[0] // patch_size, img_size[1] // patch_size)
+        self.grid_size = (pos_size[0] // patch_size, pos_size[1] // patch_size)  # pos_embed's
         self.num_register_tokens = num_register_tokens
         self.class_attn = num_class_attn_layers > 0
-        self.num_prefix_tokens = 0 if self.class_attn else 1 + num_register_tokens
+        self.with_cls_token = with_cls_token
+        self.num_prefix_tokens = (0 if self.class_attn else
+                                  int(with_cls_token) + num_register_tokens)
         self.pos_embed_cls = pos_embed_cls
         self.pos_embed_interp = pos_embed_interp
         self.final_norm = final_norm
@@ -136,7 +156,14 @@ class SpecViT(BaseModule):
             raise ValueError('specialize.layer_scale=True needs a backbone with LayerScale '
                              '(layer_scale_init); this one has none, so there is nothing to '
                              'specialize: set specialize.layer_scale=False (or None)')
-        self.num_cls = 0 if self.class_attn else 1
+        if not with_cls_token and (pos_embed_cls or spec or self.class_attn or output_cls_token
+                                   or rel_pos_bias == 'table'):
+            raise ValueError('with_cls_token=False builds no CLS token (ViTDet): set '
+                             'pos_embed_cls=False, and use it without specialize, class-attention '
+                             "layers, output_cls_token or rel_pos_bias='table' (all need CLS)")
+        if talking_heads and (rel_pos_bias or window_padding != 'masked'):
+            raise ValueError('talking heads have neither relative position bias nor windows')
+        self.num_cls = 0 if self.class_attn or not with_cls_token else 1
         if spec and spec['registers'] == 'cls':
             self.num_cls += num_register_tokens
         elif spec and spec['registers'] != 'patch':
@@ -149,7 +176,7 @@ class SpecViT(BaseModule):
         else:
             self.token_graying = None
         self.patch_embed = PatchEmbed(patch_size, in_channels, embed_dims)
-        self.cls_token = nn.Parameter(torch.zeros(1, 1, embed_dims))
+        self.cls_token = nn.Parameter(torch.zeros(1, 1, embed_dims)) if with_cls_token else None
         self.reg_token = (nn.Parameter(torch.zeros(1, num_register_tokens, embed_dims))
                           if num_register_tokens else None)
         num_pos = self.grid_size[0] * self.grid_size[1] + int(pos_embed_cls)
@@ -174,6 +201,8 @@ class SpecViT(BaseModule):
             if spec else ()
         global_blocks = block_set(list(global_attn_indexes), num_layers, 'global_attn_indexes')
         windows = [0 if i in global_blocks else window_size for i in range(num_layers)]
+        patch_grid = (img_size[0] // patch_size, img_size[1] // patch_size)
+        rel_sizes = [(ws, ws) if ws else patch_grid for ws in windows]
         dpr = [drop_path_rate * i / max(num_layers - 1, 1) for i in range(num_layers)]
         self.blocks = nn.ModuleList([
             Block(embed_dims, heads, hidden, qkv_bias=qkv_bias, layer_scale_init=layer_scale_init,
@@ -182,7 +211,9 @@ class SpecViT(BaseModule):
                   spec_layer_scale=bool(i in spec_blocks and spec['layer_scale'] is not False
                                         and layer_scale_init),
                   spec_qkv=i in qkv_blocks, lora_rank=spec and spec['lora_rank'],
-                  window_size=windows[i], ffn_type=ffn_type)
+                  window_size=windows[i], ffn_type=ffn_type, rel_pos_bias=rel_pos_bias,
+                  rel_pos_size=rel_sizes[i] if rel_pos_bias else None,
+                  window_padding=window_padding)
             for i, (heads, hidden) in enumerate(widths)
         ])
         self.blocks_token_only = nn.ModuleList([
@@ -201,9 +232,9 @@ class SpecViT(BaseModule):
             self._is_init = True
             return
         trunc_normal_(self.pos_embed, std=0.02)
-        nn.init.normal_(self.cls_token, std=1e-6)
-        if self.reg_token is not None:
-            nn.init.normal_(self.reg_token, std=1e-6)
+        for token in (self.cls_token, self.reg_token):
+            if token is not None:
+                nn.init.normal_(token, std=1e-6)
         for m in self.modules():
             if isinstance(m, (nn.Linear, SpecializedLinear)):
                 for name, p in m.named_parameters(recurse=False):
@@ -215,10 +246,15 @@ class SpecViT(BaseModule):
 
     def fill_missing(self, sd: dict, missing) -> list:
         """Missing CLS copies of specialized weights start from the shared (patch) weights;
-        LoRA factors keep their own init (B = 0). Returns the keys added to ``sd``."""
+        LoRA factors and relative position biases (absent from e.g. MAE pretraining) keep
+        their own init (B = 0; zero bias). Returns the keys added to ``sd``."""
         own = self.state_dict()
         filled = []
         for key in missing:
+            if key.rpartition('.')[2] in REL_POS_PARAMS:
+                sd[key] = own[key]
+                filled.append(key)
+                continue
             if not is_cls_key(key):
                 continue
             src = shared_key(key)
@@ -255,13 +291,13 @@ class SpecViT(BaseModule):
         x = x + pos[:, num_pos_prefix:]
         if self.class_attn:  # CaiT: the self-attention stage sees the patches only
             return x, hw
-        cls = self.cls_token.expand(x.shape[0], -1, -1)
-        if self.pos_embed_cls:
-            cls = cls + pos[:, :1]
-        tokens = [cls, x]
+        tokens = [x]
         if self.reg_token is not None:  # registers carry no position embedding
-            tokens.insert(1, self.reg_token.expand(x.shape[0], -1, -1))
-        return torch.cat(tokens, dim=1), hw
+            tokens.insert(0, self.reg_token.expand(x.shape[0], -1, -1))
+        if self.cls_token is not None:  # ViTDet has none
+            cls = self.cls_token.expand(x.shape[0], -1, -1)
+            tokens.insert(0, cls + pos[:, :1] if self.pos_embed_cls else cls)
+        return torch.cat(tokens, dim=1) if len(tokens) > 1 else x, hw
 
     def forward(self, x: torch.Tensor):
         B = x.shape[0]

@@ -1,0 +1,25 @@
+# Layer specialization vs plain, DINOv2 linear protocol ("lin.", ADE20K): arXiv 2602.08626
+# ("Revisiting [CLS] and Patch Token Interaction in Vision Transformers"; its tables could not be
+# read: values "not found" in the ledger). The twin configs linear_vit-b14-dinov2-{plain,spec}_...
+# differ only in the technique line and the checkpoint; the probe itself is DINOv2's linear one
+# (hosted dinov2_vitb14_ade20k_linear_config.py, read in franchesoni/cheapseg configs/dinov2/
+# original_dinov2_vitb14_ade20k_linear_config.py). A frozen probe measures the pretrained
+# features only, so the checkpoint must come from pretraining with the technique.
+# pretrain/vit-b14_dinov2-spec.pth is a ViT-B/14 PRETRAINED WITH layer specialization (DINOv2
+# recipe); the paper's weights are not released, so pretrain your own.
+_base_ = [
+    '../_base_/models/backbones/vit-b14_dinov2.py',
+    '../_base_/models/techniques/specialized.py',
+    '../_base_/models/linear_bnhead.py',
+    '../_base_/datasets/ade20k_dinov2_512x512.py',
+    '../_base_/schedules/schedule_linear_40k.py',
+    '../_base_/runtime_seg.py',
+]
+depth, dims = _base_.backbone['num_layers'], _base_.backbone['embed_dims']
+model = dict(
+    data_preprocessor=_base_.data_preprocessor,
+    backbone=dict(_base_.backbone, **_base_.technique, out_indices=[depth - 1], final_norm=True,
+                  frozen_stages=depth,
+                  init_cfg=dict(type='Pretrained', checkpoint='pretrain/vit-b14_dinov2-spec.pth')),
+    decode_head=dict(in_channels=[dims], num_classes=_base_.num_classes),
+    test_cfg=_base_.inference_cfg)

@@ -1,0 +1,27 @@
+# MAE ViT-B/16 + UPerNet, ADE20K 512x512 (arXiv 2111.06377 Table 3). Recipe: open-mmlab/
+# mmsegmentation v1.2.2 configs/mae/mae-base_upernet_8xb2-amp-160k_ade20k-512x512.py with
+# _base_/models/upernet_mae.py and _base_/datasets/ade20k.py: mmseg's MAE backbone (BEiT-style
+# relative position bias per block, zero-initialised, over the 32x32 grid of 512 inputs plus the
+# CLS entries; LayerScale init_values=1.0, absent from the MAE checkpoint and so starting at 1.0;
+# no final norm; drop path 0.1; taps 3, 5, 7, 11), Feature2Pyramid, UPerHead 768 channels,
+# auxiliary FCN on the third tap; AdamW 1e-4, wd 0.05, layer decay 0.65, warmup 1500, poly,
+# 160k iterations of 8 GPUs x 2 images, mixed precision; slide 512 / 341 test. img_size 512 sets
+# the relative-position grid (mmseg: img_size=(512, 512)); the checkpoint's 14x14 position
+# embedding (pretrain_img_size 224) is resampled bicubically to 32x32, as mmseg does at load.
+_base_ = [
+    '../_base_/models/backbones/vit-b16_mae.py',
+    '../_base_/models/upernet_f2p.py',
+    '../_base_/datasets/ade20k_512x512.py',
+    '../_base_/schedules/schedule_layer_decay_160k.py',
+    '../_base_/runtime_seg.py',
+]
+depth, dims = _base_.backbone['num_layers'], _base_.backbone['embed_dims']
+model = dict(
+    data_preprocessor=_base_.data_preprocessor,
+    backbone=dict(_base_.backbone, img_size=(512, 512), pretrain_img_size=224,
+                  out_indices=[3, 5, 7, 11], final_norm=False, drop_path_rate=0.1,
+                  layer_scale_init=1.0, rel_pos_bias='table'),
+    neck=dict(embed_dim=dims),
+    decode_head=dict(in_channels=[dims] * 4, channels=dims, num_classes=_base_.num_classes),
+    auxiliary_head=dict(in_channels=dims, num_classes=_base_.num_classes),
+    test_cfg=_base_.inference_cfg)

@@ -1,0 +1,31 @@
+# MAE ViT-L/16 + UPerNet, ADE20K 512x512 (arXiv 2111.06377 Table 3). No published ViT-L config
+# was found (mmsegmentation ships the ViT-B one only; the MAE paper's appendix could not be read),
+# so every ViT-L-specific value is "not found" in the ledger. This config is the ViT-B recipe
+# (configs/mae/mae-base_upernet_8xb2-amp-160k_ade20k-512x512.py: relative position bias,
+# LayerScale 1.0, no final norm, Feature2Pyramid, UPerHead at the backbone width, 512 crops,
+# 8x2 images, 160k iterations, AMP) with the large-model values of mmsegmentation's BEiT-L
+# UPerNet config (v1.2.2 configs/beit/beit-large_upernet_8xb1-amp-160k_ade20k-640x640.py): taps
+# 7, 11, 15, 23, drop path 0.2, lr 2e-5, layer decay 0.95, warmup 3000. ViT-B's decay 0.65 over
+# 26 depths would leave the patch embedding 0.65^25 = 2e-5 of the lr.
+_base_ = [
+    '../_base_/models/backbones/vit-l16_mae.py',
+    '../_base_/models/upernet_f2p.py',
+    '../_base_/datasets/ade20k_512x512.py',
+    '../_base_/schedules/schedule_layer_decay_160k.py',
+    '../_base_/runtime_seg.py',
+]
+depth, dims = _base_.backbone['num_layers'], _base_.backbone['embed_dims']
+model = dict(
+    data_preprocessor=_base_.data_preprocessor,
+    backbone=dict(_base_.backbone, img_size=(512, 512), pretrain_img_size=224,
+                  out_indices=[7, 11, 15, 23], final_norm=False, drop_path_rate=0.2,
+                  layer_scale_init=1.0, rel_pos_bias='table'),
+    neck=dict(embed_dim=dims),
+    decode_head=dict(in_channels=[dims] * 4, channels=dims, num_classes=_base_.num_classes),
+    auxiliary_head=dict(in_channels=dims, num_classes=_base_.num_classes),
+    test_cfg=_base_.inference_cfg)
+optim_wrapper = dict(optimizer=dict(lr=2e-5), paramwise_cfg=dict(decay_rate=0.95))
+param_scheduler = [
+    dict(type='LinearLR', start_factor=1e-6, by_epoch=False, begin=0, end=3000),
+    dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=3000, end=160000),
+]

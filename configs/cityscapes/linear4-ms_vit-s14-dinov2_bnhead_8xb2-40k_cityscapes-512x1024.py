@@ -1,0 +1,22 @@
+# DINOv2 linear probe "+ms", ViT-S/14, Cityscapes: arXiv 2304.07193 Table 10 (last 4 layers,
+# multi-scale test-time augmentation). No published Cityscapes config: the crop, the
+# test scales (mmseg's Cityscapes 0.5-1.75 + flip) and the schedule (DINOv2's ADE20K
+# linear one) are not found published and are our choice.
+# Test: the published protocol always tests multi-scale + flip, so test_with_tta = True makes
+# tools/test.py use tta_pipeline and tta_model (SegTTAModel, softmax average) without --tta;
+# validation during training stays single-scale.
+_base_ = [
+    '../_base_/models/backbones/vit-s14_dinov2.py',
+    '../_base_/models/linear_bnhead.py',
+    '../_base_/datasets/cityscapes_512x1024.py',
+    '../_base_/schedules/schedule_linear_40k.py',
+    '../_base_/runtime_seg.py',
+]
+depth, dims = _base_.backbone['num_layers'], _base_.backbone['embed_dims']
+model = dict(
+    data_preprocessor=_base_.data_preprocessor,
+    backbone=dict(_base_.backbone, out_indices=list(range(depth - 4, depth)), final_norm=True,
+                  frozen_stages=depth),
+    decode_head=dict(in_channels=[dims] * 4, num_classes=_base_.num_classes),
+    test_cfg=_base_.inference_cfg)
+test_with_tta = True

@@ -1,0 +1,15 @@
+# DINOv2 depth, lin. 4 (4 layers + CLS), NYU-Depth v2, frozen DINOv2 ViT-S/14: reproduces
+# DINOv2 (arXiv 2304.07193) Table 11, ViT-S/14 NYUd lin. 4. Protocol of DINOv2's hosted
+# config dinov2_vits14_nyu_linear4_config.py (see the _base_ files for where each value
+# was read). It keeps the published gradient loss, which contributes exactly 0 at 2 images per
+# GPU; lin4_vit-s14-dinov2_gradloss-fixed_8xb2-38k_nyu-416x544.py trains with a working one.
+_base_ = [
+    '../_base_/models/backbones/vit-s14_dinov2.py',
+    '../_base_/models/depth_linear.py', '../_base_/datasets/nyu_depth.py',
+    '../_base_/runtime_seg.py', '../_base_/schedules/schedule_depth_38k.py'
+]
+model = dict(
+    backbone=dict(_base_.backbone, out_indices=(2, 5, 8, 11), output_cls_token=True,
+                  final_norm=False, frozen_stages=12),
+    decode_head=dict(in_channels=384, num_inputs=4, **_base_.depth_range),
+    test_cfg=_base_.depth_test_cfg)
