@@ -6,7 +6,8 @@ side: the plain vs specialized comparison from one checkpoint with one recipe, i
 
 Before training, the two built configs are compared key by key: anything but the backbone's
 technique options differing (checkpoint, schedule, data, head, seed ...) is refused with the keys
-that differ, and so are two configs that build the same model.
+that differ, and so are two configs that build the same model. Frozen probes compare pretrained
+checkpoints, so there the checkpoints may differ.
 """
 import argparse
 import os.path as osp
@@ -38,19 +39,27 @@ def flatten(node, prefix=''):
 def recipe_differences(a: Config, b: Config):
     """(technique keys that differ, other keys that differ) between two built configs."""
     fa, fb = flatten(a.to_dict()), flatten(b.to_dict())
-    differ = sorted(k for k in fa.keys() | fb.keys() if fa.get(k, '<absent>') != fb.get(k, '<absent>'))
-    technique = [k for k in differ
-                 if any(k.startswith(f'model.backbone.{t}') for t in TECHNIQUE_KEYS)]
+    differ = sorted(k for k in fa.keys() | fb.keys()
+                    if fa.get(k, '<absent>') != fb.get(k, '<absent>'))
+    technique = [k for k in differ if k.startswith('technique.')  # the fragments' variable
+                 or any(k.startswith(f'model.backbone.{t}') for t in TECHNIQUE_KEYS)]
     return technique, [k for k in differ if k not in technique]
+
+
+def frozen(cfg: Config) -> bool:
+    backbone = cfg.model.backbone
+    return backbone.get('frozen_stages', -1) >= backbone.num_layers
 
 
 def check_comparable(a: Config, b: Config, names):
     technique, other = recipe_differences(a, b)
+    if frozen(a) and frozen(b):  # a frozen probe compares pretrained checkpoints
+        other = [k for k in other if k != 'model.backbone.init_cfg.checkpoint']
     if other:
         shown = ', '.join(other[:10]) + (' ...' if len(other) > 10 else '')
         raise SystemExit(f'compare_techniques: {names[0]} and {names[1]} differ beyond the backbone '
                          f'technique, so the comparison would not isolate it: {shown}')
-    if not technique:
+    if not any(k.startswith('model.') for k in technique):
         raise SystemExit(f'compare_techniques: {names[0]} and {names[1]} build the same model')
     return technique
 

@@ -84,9 +84,10 @@ def field_value(cfg, path: str):
     node = cfg
     for name, index in TOKEN.findall(path):
         if name:
-            if not isinstance(node, dict) or name not in node:
-                raise KeyError(f'{path}: no key {name!r}')
-            node = node[name]
+            try:  # a Config, a ConfigDict or a dict
+                node = node[name]
+            except (KeyError, TypeError, IndexError):
+                raise KeyError(f'{path}: no key {name!r}') from None
         elif '=' in index:
             key, want = index.split('=', 1)
             found = [x for x in node if isinstance(x, dict) and str(x.get(key)) == want]

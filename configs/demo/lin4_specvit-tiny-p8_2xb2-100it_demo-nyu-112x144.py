@@ -14,7 +14,7 @@ model = dict(
     decode_head=dict(
         in_channels=128, num_inputs=4, **_base_.depth_range,
         with_bn=True, norm_cfg=dict(type='SyncBN', requires_grad=True),
-        init_cfg=dict(type='Normal', std=0.01, layer='Conv2d'),
+        init_cfg=dict(_delete_=True, type='Normal', std=0.01, layer='Conv2d'),
         loss_decode=[dict(type='SigLoss'), dict(type='GradientLoss', loss_weight=0.5)]))
 param_scheduler = [
     dict(type='LinearLR', start_factor=1e-3, by_epoch=False, begin=0, end=20),

@@ -93,8 +93,9 @@ def dinov2_giant_layout(sd):
 
 
 def test_dinov2_swiglu_checkpoint_converts_and_rebuilds(tmp_path):
+    # width 192: timm's mlp_ratio 5.33334 then packs 2 * 512, DINOv2's width for 4 * 192
     ref = timm.create_model('vit_giant_patch14_dinov2', pretrained=False, num_classes=0,
-                            img_size=56, depth=2, embed_dim=128, num_heads=2).eval()
+                            img_size=56, depth=2, embed_dim=192, num_heads=3).eval()
     with torch.no_grad():
         for p in ref.parameters():
             p.add_(torch.randn_like(p) * 0.02)

@@ -19,7 +19,7 @@ REQUIRED = [  # issue 17's list of results the ledger must hold
     *(f'dinov2-{d}-{p}-vit{s}14' for d in ('nyu', 'kitti') for p in ('lin1', 'lin4', 'dpt')
       for s in SIZES),
     'mae-ade20k-upernet-vitb16', 'mae-ade20k-upernet-vitl16',
-    *(f'vitdet-coco-maskrcnn-vit{s}16-{m}' for s in 'bl' for m in ('box', 'mask')),
+    *(f'vitdet-coco-maskrcnn-vit{s}-mae-{m}' for s in 'bl' for m in ('box', 'mask')),
 ]
 
 
@@ -87,5 +87,8 @@ def test_docs_reproduce_md_and_readme_follow_the_ledger():
 def test_every_row_says_where_its_value_and_checkpoint_come_from():
     for row in LEDGER['rows']:
         assert row['value'] == NOT_FOUND or row['value_source'] in LEDGER['sources']
-        assert row['convert'].startswith('python tools/convert_checkpoint.py ')
+        released = row['checkpoint']['file'] != 'not released'
+        assert row['convert'].startswith('python tools/convert_checkpoint.py ') == released
         assert 'pretrain/' in row['convert']
+        init = Config.fromfile(ROOT / row['config']).model.backbone.init_cfg
+        assert init.checkpoint in row['convert'], (row['id'], init.checkpoint)

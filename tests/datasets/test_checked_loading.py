@@ -12,7 +12,7 @@ import vitspec  # noqa: F401  (registers)
 from tests.utils import ROOT, make_demo_data, run_tool
 from vitspec.datasets import CheckedLoadAnnotations, DataFileError
 
-ADE = ROOT / 'configs/ade20k/linear_vit-s16-plain_bnhead_8xb2-40k_ade20k-512x512.py'
+ADE = ROOT / 'configs/ade20k/linear_vit-s14-dinov2_bnhead_8xb2-40k_ade20k-512x512.py'
 
 
 @pytest.fixture

@@ -152,10 +152,10 @@ def test_color_aug_refuses_bad_ranges():
 
 
 def test_padding_adds_invalid_depth_not_255():
-    """Without a size divisor (the backbone centre-pads to the patch size), a batch of
-    different sizes is padded to the largest, with depth 0 = no measurement."""
+    """Size divisor 1 (the backbone centre-pads to the patch size): a batch of different sizes
+    is padded to the largest, with depth 0 = no measurement; equal sizes are not padded."""
     cfg = Config.fromfile(LINEAR)
-    assert 'size_divisor' not in cfg.data_preprocessor
+    assert cfg.data_preprocessor.size_divisor == 1
     with DefaultScope.overwrite_default_scope('mmseg'):
         pre = MODELS.build(cfg.data_preprocessor)
     batch = []

@@ -12,8 +12,8 @@ from PIL import Image
 import vitspec  # noqa: F401  (registers)
 from tests.utils import ROOT
 
-ADE = ROOT / 'configs/ade20k/linear_vit-s16-plain_bnhead_8xb2-40k_ade20k-512x512.py'
-CITYSCAPES = ROOT / 'configs/cityscapes/linear_vit-s16-plain_bnhead_8xb2-40k_cityscapes-512x1024.py'
+ADE = ROOT / 'configs/ade20k/linear_vit-s14-dinov2_bnhead_8xb2-40k_ade20k-512x512.py'
+CITYSCAPES = ROOT / 'configs/cityscapes/linear_vit-s14-dinov2_bnhead_8xb2-40k_cityscapes-512x1024.py'
 
 
 def val_dataset(config, data_root):

@@ -7,7 +7,7 @@ import torch
 
 from tests.utils import make_demo_data, run_tool
 
-CONFIG = 'configs/ade20k/linear_vit-s16-plain_bnhead_8xb2-40k_ade20k-512x512.py'
+CONFIG = 'configs/ade20k/linear_vit-s14-dinov2_bnhead_8xb2-40k_ade20k-512x512.py'
 
 
 def demo_overrides(root):

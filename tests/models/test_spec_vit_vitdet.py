@@ -109,7 +109,7 @@ def mae_layout(embed_dims=32, depth=3, grid=14):
 def test_mae_checkpoint_loads_into_the_vitdet_backbone(tmp_path, monkeypatch):
     src, dst = tmp_path / 'mae_pretrain_toy.pth', tmp_path / 'vit_mae.pth'
     torch.save(mae_layout(), src)
-    convert_file(str(src), str(dst), 'mae')
+    convert_file(str(src), str(dst), 'mae', num_heads=4)
     logged = []
     monkeypatch.setattr(load, 'print_log', lambda msg, logger=None: logged.append(msg))
     model = SpecViT(img_size=128, pretrain_img_size=224, pos_embed_interp='vitdet', **TOY,
