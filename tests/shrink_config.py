@@ -73,11 +73,21 @@ def cpu_optim_wrapper(cfg):
         cfg.optim_wrapper.pop('dtype', None)
 
 
+def shrink_img_size(backbone, factor: float):
+    """The backbone's native grid follows the images (a relative position table is made for
+    one grid)."""
+    size = backbone.get('img_size', 224)
+    size = (size, size) if isinstance(size, int) else size
+    patch = backbone.get('patch_size', 16)
+    backbone.img_size = tuple(max(patch, round(s * factor / patch) * patch) for s in size)
+
+
 def shrink(path, data_root: str, work_dir: str, factor: float = 1 / 8, dims: int = 32,
            head_width: int = 32, iters: int = 2, num_val: int = 2) -> Config:
     cfg = Config.fromfile(path)
     shrink_sizes(cfg, factor)
     shrink_widths(cfg.model.get('module', cfg.model), dims, head_width)
+    shrink_img_size(cfg.model.backbone, factor)
     cpu_optim_wrapper(cfg)
     for split in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
         loader = cfg[split]

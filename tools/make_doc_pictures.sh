@@ -29,8 +29,8 @@ mkdir -p "$OUT"
 "$PYTHON" tools/visualize_features.py --models "${MODELS[@]}" --images "${IMAGES[@]}" "${LABELS[@]}" \
     --size "${SIZE:-224}" --cell 160 --seed 0 \
     --out "$OUT/feature_pca.png" --cosine-out "$OUT/cls_patch_cosine.png"
-"$PYTHON" tools/model_info.py configs/ade20k/linear_vit-s16-lws_bnhead_8xb2-40k_ade20k-512x512.py \
-    > "$OUT/model_info_vit-s16-lws.md"
+"$PYTHON" tools/model_info.py configs/ade20k/upernet_vit-b14-dinov2-spec_f2p_8xb2-amp-160k_ade20k-512x512.py \
+    > "$OUT/model_info_vit-b14-spec.md"
 if [ -n "${WORK_DIRS:-}" ]; then
     # shellcheck disable=SC2086
     "$PYTHON" tools/analyze_logs.py $WORK_DIRS --out "$OUT/curves.png" --smooth 5

@@ -18,6 +18,7 @@ DATASETS = [  # folder, task
     ('demo', 'toy runs on data/demo'),
 ]
 METHODS = {'linear': 'linear probe (last layer)', 'linear4': 'linear probe (4 layers)',
+           'linear4-ms': 'linear probe (4 layers, multi-scale test)',
            'upernet': 'UPerNet', 'mask-rcnn': 'Mask R-CNN (ViTDet)', 'lin1': 'DINOv2 lin.1',
            'lin4': 'DINOv2 lin.4', 'dpt': 'DPT', 'fcn': 'FCN'}
 

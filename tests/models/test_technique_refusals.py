@@ -84,3 +84,19 @@ def test_a_trainable_parameter_without_gradient_is_named():
         run_first_iteration(model, lambda m: m.patch_embed(torch.randn(1, 3, 32, 32))[0].sum()
                             + (m.pos_embed.sum() + sum(p.sum() for p in m.blocks.parameters())
                                + m.norm.weight.sum() + m.norm.bias.sum()))
+
+
+def test_missing_layer_scales_are_filled_only_where_they_change_nothing():
+    """MAE's segmentation recipe adds LayerScale at 1.0 to a checkpoint without it: the loaded
+    network computes the same. At any other init a missing gamma is an error."""
+    from vitspec.checkpoints.load import load_state_dict_strict
+    from vitspec.engine import CheckpointError
+    plain = SpecViT(**dict(TOY, layer_scale_init=None))
+    plain.init_weights()
+    x = torch.randn(1, 3, 32, 32)
+    with_ls = SpecViT(**dict(TOY, layer_scale_init=1.0)).eval()
+    filled = load_state_dict_strict(with_ls, plain.state_dict())
+    assert sorted(filled) == sorted(f'blocks.{i}.ls{j}.gamma' for i in range(3) for j in (1, 2))
+    torch.testing.assert_close(with_ls(x)[0], plain.eval()(x)[0])
+    with pytest.raises(CheckpointError, match='ls1.gamma'):
+        load_state_dict_strict(SpecViT(**TOY), plain.state_dict())

@@ -1,4 +1,5 @@
 """SpecViT: one plain-ViT backbone whose options switch the backbone techniques on."""
+import re
 from typing import Sequence, Union
 
 import torch
@@ -140,6 +141,7 @@ class SpecViT(BaseModule):
         self.pos_embed_cls = pos_embed_cls
         self.pos_embed_interp = pos_embed_interp
         self.final_norm = final_norm
+        self.layer_scale_init = layer_scale_init
         self.output_cls_token = output_cls_token
         self.with_cp = with_cp
         self.frozen_stages = frozen_stages
@@ -247,11 +249,14 @@ class SpecViT(BaseModule):
     def fill_missing(self, sd: dict, missing) -> list:
         """Missing CLS copies of specialized weights start from the shared (patch) weights;
         LoRA factors and relative position biases (absent from e.g. MAE pretraining) keep
-        their own init (B = 0; zero bias). Returns the keys added to ``sd``."""
+        their own init (B = 0; zero bias), and so do LayerScales initialised to 1.0 (MAE's
+        segmentation fine-tuning), which leave the loaded network's function unchanged.
+        Returns the keys added to ``sd``."""
         own = self.state_dict()
         filled = []
         for key in missing:
-            if key.rpartition('.')[2] in REL_POS_PARAMS:
+            identity_ls = self.layer_scale_init == 1.0 and re.search(r'\.ls[12]\.gamma$', key)
+            if key.rpartition('.')[2] in REL_POS_PARAMS or identity_ls:
                 sd[key] = own[key]
                 filled.append(key)
                 continue

@@ -3,7 +3,8 @@
 # 224 / 16 = 14x14 position grid with its CLS slot). Architecture and weights only: leaves set taps,
 # drop path, final norm and the techniques. Weights: mae_pretrain_vit_base.pth (mae README,
 # "pre-trained checkpoint") converted by
-#   python tools/convert_checkpoint.py mae_pretrain_vit_base.pth pretrain/vit-b16_mae.pth --format mae
+#   python tools/convert_checkpoint.py mae_pretrain_vit_base.pth \
+#       pretrain/vit-b16_mae.pth --format mae
 backbone = dict(
     type='SpecViT', img_size=224, patch_size=16, embed_dims=768, num_layers=12, num_heads=12,
     mlp_ratio=4.0, qkv_bias=True, layer_scale_init=None,
