@@ -3,7 +3,8 @@ swapped, image sizes and the model's widths scaled down; everything else (pipeli
 losses, optimizer constructor, schedule shape, evaluator) as shipped."""
 from mmengine.config import Config
 
-SIZE_KEYS = {'scale', 'crop_size', 'stride', 'size', 'img_scale', 'height', 'width', 'pad_size'}
+SIZE_KEYS = {'scale', 'crop_size', 'stride', 'size', 'img_scale', 'height', 'width', 'pad_size',
+             'pad_size_divisor'}
 WIDTH_KEYS = {'in_channels', 'embed_dims', 'embed_dim'}
 HEAD_WIDTH_KEYS = {'channels', 'feat_channels', 'out_channels', 'conv_out_channels',
                    'fc_out_channels'}
@@ -58,7 +59,8 @@ def shrink_widths(model, dims: int, head_width: int):
                 return type(value)(dims for _ in value)
         if key == 'post_process_channels':  # DPT: fractions of the backbone width
             return type(value)(max(4, v * dims // old) for v in value)
-        if key in HEAD_WIDTH_KEYS and isinstance(value, int) and value > head_width:
+        if key in HEAD_WIDTH_KEYS | {'in_channels'} and isinstance(value, int) \
+                and value > head_width:  # in_channels here: a neck's or head's output
             return head_width
         return value
     _walk(model, fn)
@@ -100,7 +102,7 @@ def shrink(path, data_root: str, work_dir: str, factor: float = 1 / 8, dims: int
         evaluator = cfg.get(key)
         if isinstance(evaluator, dict) and 'ann_file' in evaluator:  # COCO: the demo's own
             evaluator.ann_file = f'{data_root}/{cfg.val_dataloader.dataset.ann_file}'
-    cfg.train_cfg.update(max_iters=iters, val_interval=iters)
+    cfg.train_cfg.update(max_iters=iters, val_interval=iters + 1)  # evaluated by test()
     cfg.default_hooks.checkpoint.update(interval=iters, save_best=None)
     cfg.default_hooks.logger.interval = 1
     cfg.work_dir = work_dir

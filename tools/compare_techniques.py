@@ -57,8 +57,8 @@ def check_comparable(a: Config, b: Config, names):
         other = [k for k in other if k != 'model.backbone.init_cfg.checkpoint']
     if other:
         shown = ', '.join(other[:10]) + (' ...' if len(other) > 10 else '')
-        raise SystemExit(f'compare_techniques: {names[0]} and {names[1]} differ beyond the backbone '
-                         f'technique, so the comparison would not isolate it: {shown}')
+        raise SystemExit(f'compare_techniques: {names[0]} and {names[1]} differ beyond the '
+                         f'backbone technique, so the comparison would not isolate it: {shown}')
     if not any(k.startswith('model.') for k in technique):
         raise SystemExit(f'compare_techniques: {names[0]} and {names[1]} build the same model')
     return technique
@@ -69,7 +69,7 @@ def main(argv=None):
     parser.add_argument('configs', nargs=2)
     parser.add_argument('--gpus', type=int, default=1, help='processes per run (CPU: gloo)')
     parser.add_argument('--work-dir', default='work_dirs/compare')
-    parser.add_argument('--metrics', nargs='+', help='default: by the config\'s evaluator')
+    parser.add_argument('--metrics', nargs='+', help="default: by the config's evaluator")
     parser.add_argument('--cfg-options', nargs='+', default=[], metavar='KEY=VALUE',
                         help='applied to both configs')
     args = parser.parse_args(argv)

@@ -176,8 +176,7 @@ def render_doc(ledger: dict) -> str:
                 '| result | published | source | config | checkpoint and conversion |',
                 '|---|---|---|---|---|']
         for row in dataset_rows:
-            value = row['value'] if row['value'] == NOT_FOUND else \
-                f'{row["metric"]} {row["value"]}'
+            value = _published(row)
             source = ledger['sources'].get(row.get('value_source'), NOT_FOUND)
             ckpt = row['checkpoint']
             ckpt = ckpt.get('file', NOT_FOUND) if isinstance(ckpt, dict) else ckpt
@@ -218,14 +217,17 @@ def render_readme_table(ledger: dict) -> str:
     groups = defaultdict(list)
     for row in ledger.get('rows') or []:
         groups[(row['paper'], row['table'], Path(row['config']).parent.name)].append(row)
-    out = [README_START, '| source | dataset | published result and the config that reproduces it |',
+    out = [README_START,
+           '| source | dataset | published result and the config that reproduces it |',
            '|---|---|---|']
     for (paper, table, dataset), rows in groups.items():
-        cells = [f"[{r['row']}]({r['config']}): "
-                 f"{r['value'] if r['value'] == NOT_FOUND else str(r['metric']) + ' ' + str(r['value'])}"
-                 for r in rows]
+        cells = [f"[{r['row']}]({r['config']}): {_published(r)}" for r in rows]
         out.append(f'| {paper}, {table} | {dataset} | {"; ".join(cells)} |')
     return '\n'.join(out + [README_END])
+
+
+def _published(row: dict) -> str:
+    return row['value'] if row['value'] == NOT_FOUND else f"{row['metric']} {row['value']}"
 
 
 def readme_with_table(readme: str, ledger: dict) -> str:

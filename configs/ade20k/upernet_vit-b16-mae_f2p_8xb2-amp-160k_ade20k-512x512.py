@@ -7,7 +7,7 @@
 # auxiliary FCN on the third tap; AdamW 1e-4, wd 0.05, layer decay 0.65, warmup 1500, poly,
 # 160k iterations of 8 GPUs x 2 images, mixed precision; slide 512 / 341 test. img_size 512 sets
 # the relative-position grid (mmseg: img_size=(512, 512)); the checkpoint's 14x14 position
-# embedding (pretrain_img_size 224) is resampled bicubically to 32x32, as mmseg does at load.
+# embedding is resampled to 32x32 at load (bicubic, no antialiasing), as mmseg's MAE does.
 _base_ = [
     '../_base_/models/backbones/vit-b16_mae.py',
     '../_base_/models/upernet_f2p.py',
@@ -18,7 +18,7 @@ _base_ = [
 depth, dims = _base_.backbone['num_layers'], _base_.backbone['embed_dims']
 model = dict(
     data_preprocessor=_base_.data_preprocessor,
-    backbone=dict(_base_.backbone, img_size=(512, 512), pretrain_img_size=224,
+    backbone=dict(_base_.backbone, img_size=(512, 512), pos_embed_interp='vitdet',
                   out_indices=[3, 5, 7, 11], final_norm=False, drop_path_rate=0.1,
                   layer_scale_init=1.0, rel_pos_bias='table'),
     neck=dict(embed_dim=dims),

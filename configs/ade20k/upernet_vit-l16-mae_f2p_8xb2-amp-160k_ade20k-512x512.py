@@ -17,7 +17,7 @@ _base_ = [
 depth, dims = _base_.backbone['num_layers'], _base_.backbone['embed_dims']
 model = dict(
     data_preprocessor=_base_.data_preprocessor,
-    backbone=dict(_base_.backbone, img_size=(512, 512), pretrain_img_size=224,
+    backbone=dict(_base_.backbone, img_size=(512, 512), pos_embed_interp='vitdet',
                   out_indices=[7, 11, 15, 23], final_norm=False, drop_path_rate=0.2,
                   layer_scale_init=1.0, rel_pos_bias='table'),
     neck=dict(embed_dim=dims),

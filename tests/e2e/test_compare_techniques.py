@@ -34,7 +34,7 @@ def test_plain_vs_specialized_from_one_checkpoint_in_one_command(tmp_path):
     pretrained.init_weights()
     checkpoint = tmp_path / 'pretrained.pth'
     torch.save(dict(meta=dict(backbone_cfg={}), state_dict=pretrained.state_dict()), checkpoint)
-    options = [f'model.backbone.init_cfg.type=Pretrained',
+    options = ['model.backbone.init_cfg.type=Pretrained',
                f'model.backbone.init_cfg.checkpoint={checkpoint}',
                'train_cfg.max_iters=20', 'train_cfg.val_interval=20',
                'default_hooks.checkpoint.interval=20']

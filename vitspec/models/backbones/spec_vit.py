@@ -3,7 +3,6 @@ import re
 from typing import Sequence, Union
 
 import torch
-from mmengine.logging import print_log
 from mmengine.model import BaseModule
 from mmengine.model.weight_init import trunc_normal_
 from torch import nn
@@ -35,7 +34,8 @@ def block_set(spec, num_layers: int, owner: str) -> set:
         return set()
     if isinstance(spec, str):
         if spec not in named:
-            raise ValueError(f'{owner}: {spec!r} is not one of {", ".join(named)}, an int or a list')
+            raise ValueError(f'{owner}: {spec!r} is not one of {", ".join(named)}, an int or '
+                             f'a list')
         return set(range(named[spec]))
     if isinstance(spec, int):
         return set(range(spec))
@@ -53,10 +53,10 @@ class SpecViT(BaseModule):
     the patch grid of ``img_size`` (plus the CLS slot when ``pos_embed_cls``) and is resampled
     to the grid of every input (``pos_embed_interp``: 'timm' or the original 'dinov2' rule);
     an input that is not a multiple of ``patch_size`` is zero-padded on both sides first, as
-    DINOv2 does, so the maps have ceil(H / patch) x ceil(W / patch) cells. Returns a tuple of NCHW patch-token maps, one per entry of
-    ``out_indices`` (0-based block indices), normalized by the final norm if ``final_norm``;
-    with ``output_cls_token`` each entry is ``(map, cls)`` with the (B, C) CLS token beside it
-    (as mmseg's ViT and DINOv2's depth heads expect).
+    DINOv2 does, so the maps have ceil(H / patch) x ceil(W / patch) cells. Returns a tuple of
+    NCHW patch-token maps, one per entry of ``out_indices`` (0-based block indices), normalized
+    by the final norm if ``final_norm``; with ``output_cls_token`` each entry is ``(map, cls)``
+    with the (B, C) CLS token beside it (as mmseg's ViT and DINOv2's depth heads expect).
 
     ``ffn_type``: 'mlp' (fc1, GELU, fc2) or 'swiglu' (DINOv2 ViT-g: fc1 packs gate and value,
     hidden width ``int(embed_dims * mlp_ratio)`` cut to 2/3 and rounded up to 8, as DINOv2's
