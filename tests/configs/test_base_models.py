@@ -12,7 +12,9 @@ MODELS = ROOT / 'configs' / '_base_' / 'models'
 BACKBONES = sorted((MODELS / 'backbones').glob('*.py'))
 TECHNIQUES = sorted((MODELS / 'techniques').glob('*.py'))
 # CaiT keeps CLS out of the self-attention stage: nothing to specialize or add registers to.
-INCOMPATIBLE = {('cait-xxs24', t) for t in ('specialized', 'specialized_lora', 'registers')}
+# CaiT's class-attention blocks have the plain MLP; DINOv2 ViT-g's is SwiGLU.
+INCOMPATIBLE = {('cait-xxs24', t) for t in ('specialized', 'specialized_lora', 'registers')} | {
+    ('vit-g14_dinov2', 'class_attention')}
 
 
 @pytest.mark.parametrize('backbone, technique', [
@@ -33,4 +35,12 @@ def test_incompatible_combination_is_refused(technique):
     cfg.update(Config.fromfile(MODELS / 'techniques' / f'{technique}.py').technique)
     cfg.pop('type')
     with pytest.raises(ValueError, match='class-attention layers'):
+        SpecViT(**cfg)
+
+
+def test_class_attention_on_a_swiglu_backbone_is_refused():
+    cfg = dict(Config.fromfile(MODELS / 'backbones' / 'vit-g14_dinov2.py').backbone)
+    cfg.update(Config.fromfile(MODELS / 'techniques' / 'class_attention.py').technique)
+    cfg.pop('type')
+    with pytest.raises(ValueError, match='plain MLP'), torch.device('meta'):
         SpecViT(**cfg)

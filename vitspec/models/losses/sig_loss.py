@@ -14,7 +14,7 @@ def valid_depth(target: torch.Tensor, max_depth: float = None) -> torch.Tensor:
 @MODELS.register_module()
 class SigLoss(nn.Module):
     """sqrt(Var(g) + mean_weight * mean(g)^2), g = log(pred + eps) - log(gt + eps), over the
-    valid pixels of the whole batch (population variance).
+    valid pixels of the whole batch (unbiased variance, as DINOv2's ``torch.var(g)``).
 
     Not mmseg's SiLogLoss, which is sqrt(E[g^2] - 0.5 E[g]^2) per image: a different weighting
     of the scale term. ``warm_up_iters``: for the first iterations of training (the runner's
@@ -49,5 +49,5 @@ class SigLoss(nn.Module):
         if self._warming_up():
             value = scale_term
         else:
-            value = g.var(unbiased=False) + scale_term
+            value = (g.var() if g.numel() > 1 else g.sum() * 0) + scale_term
         return self.loss_weight * torch.sqrt(value.clamp_min(1e-12))
