@@ -44,11 +44,10 @@ def describe(config: Path) -> dict:
 def published_results() -> dict:
     """config path -> the published results it reproduces (see docs/reproduce.md)."""
     sys.path.insert(0, str(ROOT))
-    from tools.reproductions import NOT_FOUND, load_ledger
+    from tools.reproductions import load_ledger, published
     out = defaultdict(list)
     for row in load_ledger()['rows']:
-        value = row['value'] if row['value'] == NOT_FOUND else f"{row['metric']} {row['value']}"
-        out[row['config']].append(f"[{row['row']}: {value}](reproduce.md)")
+        out[row['config']].append(f"[{row['row']}: {published(row)}](reproduce.md)")
     return {k: '; '.join(v) for k, v in out.items()}
 
 

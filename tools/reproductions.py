@@ -176,7 +176,7 @@ def render_doc(ledger: dict) -> str:
                 '| result | published | source | config | checkpoint and conversion |',
                 '|---|---|---|---|---|']
         for row in dataset_rows:
-            value = _published(row)
+            value = published(row)
             source = ledger['sources'].get(row.get('value_source'), NOT_FOUND)
             ckpt = row['checkpoint']
             ckpt = ckpt.get('file', NOT_FOUND) if isinstance(ckpt, dict) else ckpt
@@ -221,12 +221,13 @@ def render_readme_table(ledger: dict) -> str:
            '| source | dataset | published result and the config that reproduces it |',
            '|---|---|---|']
     for (paper, table, dataset), rows in groups.items():
-        cells = [f"[{r['row']}]({r['config']}): {_published(r)}" for r in rows]
+        cells = [f"[{r['row']}]({r['config']}): {published(r)}" for r in rows]
         out.append(f'| {paper}, {table} | {dataset} | {"; ".join(cells)} |')
     return '\n'.join(out + [README_END])
 
 
-def _published(row: dict) -> str:
+def published(row: dict) -> str:
+    """A row's published value with its metric, or 'not found'."""
     return row['value'] if row['value'] == NOT_FOUND else f"{row['metric']} {row['value']}"
 
 
