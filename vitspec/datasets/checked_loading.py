@@ -11,10 +11,7 @@ from mmcv.transforms import LoadImageFromFile
 from mmengine import fileio
 from mmseg.datasets.transforms import LoadAnnotations
 from mmseg.registry import TRANSFORMS
-
-
-class DataFileError(ValueError):
-    """A dataset file that is missing, cannot be decoded or holds invalid values."""
+from vitspec.errors import DataFileError
 
 
 def read_bytes(path: str, what: str, backend_args=None, **context) -> bytes:

@@ -2,10 +2,7 @@
 from mmengine.hooks import Hook
 from mmengine.model import is_model_wrapper
 from mmengine.registry import HOOKS
-
-
-class BackboneNotFrozenError(RuntimeError):
-    pass
+from vitspec.errors import BackboneNotFrozenError
 
 
 @HOOKS.register_module()

@@ -12,10 +12,7 @@ import numpy as np
 import torch
 from mmengine.logging import HistoryBuffer
 from mmengine.runner import CheckpointLoader
-
-
-class CheckpointError(RuntimeError):
-    """A checkpoint file that cannot be loaded safely or does not fit."""
+from vitspec.errors import CheckpointError
 
 
 def _history_buffer_getattr(obj, name):

@@ -6,10 +6,7 @@ find_unused_parameters stops at the second iteration with an error that names no
 from mmengine.hooks import Hook
 from mmengine.model import is_model_wrapper
 from mmengine.registry import HOOKS
-
-
-class UnusedParameterError(RuntimeError):
-    pass
+from vitspec.errors import UnusedParameterError
 
 
 @HOOKS.register_module()

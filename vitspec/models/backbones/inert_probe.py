@@ -6,10 +6,7 @@ the plain backbone's to the last bit; Token Graying on a backbone that was never
 only feeds the frozen weights inputs they never saw. Either way the probe measures nothing.
 """
 from vitspec.layers.specialized import is_cls_key
-
-
-class InertProbeError(ValueError):
-    pass
+from vitspec.errors import InertProbeError
 
 
 def refuse_inert_probe(backbone, filled, source_cfg, source: str):

@@ -1,0 +1,21 @@
+"""The errors vitspec raises. Plain Python, imported by every other module and by none."""
+
+
+class CheckpointError(RuntimeError):
+    """A checkpoint file that cannot be loaded safely or does not fit."""
+
+
+class DataFileError(ValueError):
+    """A dataset file that is missing, cannot be decoded or holds invalid values."""
+
+
+class BackboneNotFrozenError(RuntimeError):
+    """A linear-probe run whose backbone has trainable parameters."""
+
+
+class UnusedParameterError(RuntimeError):
+    """A trainable parameter that receives no gradient."""
+
+
+class InertProbeError(ValueError):
+    """A frozen probe of a technique whose parameters all come from a plain checkpoint."""
