@@ -1,10 +1,19 @@
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.utils import REALDATA  # noqa: E402
+from tests.utils import REALDATA, restored_mmengine_instances
+
+E2E = Path(__file__).resolve().parent / 'e2e'
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects
+def pytest_collection_modifyitems(items):
+    """Every test under tests/e2e runs a tool or a training job end to end: e2e and slow."""
+    for item in items:
+        if item.path.is_relative_to(E2E):
+            item.add_marker(pytest.mark.e2e)
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope='session')
@@ -12,3 +21,10 @@ def realdata() -> Path:
     if not REALDATA.is_dir():
         pytest.skip(f'{REALDATA} not present')
     return REALDATA
+
+
+@pytest.fixture(autouse=True)
+def _mmengine_instances_restored():
+    """Each test starts from the mmengine global instances that existed before it."""
+    with restored_mmengine_instances():
+        yield

@@ -67,10 +67,14 @@ def shrink_widths(model, dims: int, head_width: int):
     backbone.embed_dims = dims
 
 
+PLAIN_FORM = {'FiniteLossAmpOptimWrapper': 'FiniteLossOptimWrapper',
+              'AmpOptimWrapper': 'OptimWrapper'}
+
+
 def cpu_optim_wrapper(cfg):
-    """AMP needs a GPU: the same optimizer and constructor under a plain wrapper."""
-    if cfg.optim_wrapper.get('type') == 'AmpOptimWrapper':
-        cfg.optim_wrapper.type = 'OptimWrapper'
+    """AMP needs a GPU: the same optimizer and constructor under the wrapper's plain form."""
+    if cfg.optim_wrapper.get('type') in PLAIN_FORM:
+        cfg.optim_wrapper.type = PLAIN_FORM[cfg.optim_wrapper.type]
         cfg.optim_wrapper.pop('loss_scale', None)
         cfg.optim_wrapper.pop('dtype', None)
 

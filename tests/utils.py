@@ -4,7 +4,13 @@ import signal
 import socket
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
+
+from mmengine.logging import MMLogger
+from mmengine.utils import ManagerMixin
+
+from vitspec.demo import DATA_ROOTS
 
 ROOT = Path(__file__).resolve().parents[1]
 REALDATA = ROOT.parent / 'shared' / 'realdata'
@@ -42,5 +48,25 @@ def make_demo_data(out: Path, dataset: str, num_train: int, num_val: int, seed: 
     """Write tools/make_demo_data.py's procedural `dataset` under `out`; returns its data root."""
     run_tool(['tools/make_demo_data.py', '--out', out, '--datasets', dataset,
               '--num-train', num_train, '--num-val', num_val, '--seed', seed])
-    from tools.make_demo_data import DATA_ROOTS
     return Path(out) / DATA_ROOTS[dataset]
+
+
+def managed_classes(cls=ManagerMixin):
+    """mmengine's global-instance classes (DefaultScope, MessageHub, Visualizer, ...)."""
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from managed_classes(sub)
+
+
+@contextmanager
+def restored_mmengine_instances():
+    """Undo the global instances created inside: a Runner or `get_instance` leaves a current
+    default scope, message hub and visualizer behind, which registry builds and hooks would pick
+    up later. Loggers stay (their handlers hold open files)."""
+    saved = {cls: vars(cls)['_instance_dict'].copy() for cls in set(managed_classes())
+             if not issubclass(cls, MMLogger)}
+    try:
+        yield
+    finally:
+        for cls, instances in saved.items():
+            cls._instance_dict = instances

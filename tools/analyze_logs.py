@@ -4,18 +4,16 @@
         [--labels A B] [--smooth 5]
 
 One panel per key, one line per work dir, against the iteration. Reads mmengine's scalar logs
-(see tools/run_logs.py); runs of a resumed work dir are joined. Default keys: 'loss' and the
+(see vitspec/apis/run_logs.py); runs of a resumed work dir are joined. Default keys: 'loss' and the
 headline metric of each task found (mIoU, coco/bbox_mAP, rmse).
 """
 import argparse
-import os.path as osp
 import sys
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
-from tools.run_logs import TASK_METRICS, series  # noqa: E402
+from vitspec.apis.run_logs import TASK_METRICS, series
 
 PANEL_INCHES, DPI = (5.0, 3.5), 100
 

@@ -11,14 +11,12 @@ becomes ``ffn_type='swiglu'``:
         --format dinov2
 """
 import argparse
-import os.path as osp
 import pprint
 import sys
 
-sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
-from vitspec.checkpoints.convert import convert_file  # noqa: E402
-from vitspec.checkpoints.formats import FORMATS  # noqa: E402
-from vitspec.engine.safe_load import CheckpointError  # noqa: E402
+from vitspec.apis.convert_checkpoint import convert_file
+from vitspec.checkpoints.formats import FORMATS
+from vitspec.errors import CheckpointError
 
 
 def main(argv=None):

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Idempotent set-up of the vitspec virtual environment.
+# Idempotent set-up of the vitspec virtual environment: torch, torchvision and mmcv (with its
+# compiled ops), then vitspec itself in editable mode with the extras test and tensorboard.
 #   VITSPEC_VENV   where the venv goes (default: ./.venv in the repo)
 #   VITSPEC_PYTHON interpreter that creates it (default: python3)
 # The mmcv 2.1.0 wheel (compiled CPU ops) is built once per machine and cached in
@@ -19,7 +20,7 @@ die() { printf '[install] ERROR: %s\n' "$*" >&2; exit 1; }
 
 # A stamp of everything that decides the environment: when it matches and the imports
 # pass, the environment is complete and nothing is reinstalled.
-STAMP_SRC="$(cat "$ROOT/tools/install.sh" "$ROOT/setup.py" "$ROOT/requirements.txt")"
+STAMP_SRC="$(cat "$ROOT/tools/install.sh" "$ROOT/pyproject.toml")"
 STAMP_HASH="$(printf '%s' "$STAMP_SRC" | sha256sum | cut -d' ' -f1)"
 STAMP="$VENV/.vitspec-install-stamp"
 
@@ -82,8 +83,10 @@ if [ -z "$wheel" ]; then
     say "cached $wheel"
 fi
 "${PIP[@]}" "$wheel" || die "could not install $wheel"
-"${PIP[@]}" -r "$ROOT/requirements.txt" || die "pip could not install requirements.txt"
-"${PIP[@]}" --no-build-isolation --no-deps -e "$ROOT" || die "could not install vitspec itself"
+# vitspec (editable) with the dependencies and extras declared in pyproject.toml; torch,
+# torchvision and mmcv are not declared there: they are the ones installed above.
+"${PIP[@]}" --no-build-isolation -e "$ROOT[test,tensorboard]" \
+    || die "pip could not install vitspec with its dependencies (pyproject.toml)"
 
 check_imports || die "the environment is incomplete (imports above)"
 printf '%s' "$STAMP_HASH" > "$STAMP"

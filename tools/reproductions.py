@@ -9,239 +9,18 @@ reproduce them, and the published protocol values each config must hold.
 ledger gives (the test suite runs both).
 """
 import argparse
-import math
-import re
 import sys
-from collections import defaultdict
 from pathlib import Path
 
-import yaml
-
-ROOT = Path(__file__).resolve().parents[1]
-LEDGER = ROOT / 'configs' / 'reproductions.yaml'
-DOC = ROOT / 'docs' / 'reproduce.md'
-NOT_FOUND = 'not found'
-ROW_KEYS = {'id', 'paper', 'table', 'row', 'metric', 'value', 'value_source', 'config',
-            'checkpoint', 'convert', 'protocol', 'fields', 'note'}
-FIELD_KEYS = {'value', 'source', 'ours', 'deviation'}
-TOKEN = re.compile(r'([^.\[\]]+)|\[([^\]]+)\]')
-
-
-class LedgerError(ValueError):
-    pass
-
-
-def load_ledger(path=LEDGER) -> dict:
-    """The ledger, checked for shape: every row names an existing config, a known protocol and
-    known sources; every field has a value (or 'not found') and a source."""
-    path = Path(path)
-    ledger = yaml.safe_load(path.read_text())
-    if not isinstance(ledger, dict) or set(ledger) - {'sources', 'protocols', 'rows'}:
-        raise LedgerError(f'{path}: top level must be sources / protocols / rows')
-    sources = ledger.setdefault('sources', {}) or {}
-    protocols = ledger.setdefault('protocols', {}) or {}
-    ids = set()
-    for row in ledger.get('rows') or []:
-        where = f'{path}: row {row.get("id")!r}'
-        if set(row) - ROW_KEYS:
-            raise LedgerError(f'{where}: unknown keys {sorted(set(row) - ROW_KEYS)}')
-        for key in ('id', 'paper', 'table', 'row', 'metric', 'value', 'config', 'checkpoint',
-                    'convert'):
-            if key not in row:
-                raise LedgerError(f'{where}: missing {key!r}')
-        if row['id'] in ids:
-            raise LedgerError(f'{where}: duplicate id')
-        ids.add(row['id'])
-        if row['value'] != NOT_FOUND and row.get('value_source') not in sources:
-            raise LedgerError(f'{where}: value_source {row.get("value_source")!r} is not in '
-                              f'sources')
-        if not (ROOT / row['config']).is_file():
-            raise LedgerError(f'{where}: config {row["config"]} does not exist')
-        if row.get('protocol') and row['protocol'] not in protocols:
-            raise LedgerError(f'{where}: unknown protocol {row["protocol"]!r}')
-        for name, spec in row_fields(ledger, row).items():
-            _check_field(f'{where}: field {name}', spec, sources)
-    return ledger
-
-
-def _check_field(where: str, spec, sources: dict):
-    if not isinstance(spec, dict) or 'value' not in spec or set(spec) - FIELD_KEYS:
-        raise LedgerError(f'{where}: must be {{value, source[, ours, deviation]}}, got {spec!r}')
-    if spec['value'] != NOT_FOUND and spec.get('source') not in sources:
-        raise LedgerError(f'{where}: source {spec.get("source")!r} is not in sources')
-    if ('ours' in spec) != ('deviation' in spec):
-        raise LedgerError(f'{where}: a deviation gives both `ours` and `deviation` (the reason)')
-
-
-def row_fields(ledger: dict, row: dict) -> dict:
-    """The row's protocol fields, updated by its own."""
-    protocol = ledger['protocols'].get(row.get('protocol'), {}) if row.get('protocol') else {}
-    return {**(protocol.get('fields') or {}), **(row.get('fields') or {})}
-
-
-def field_value(cfg, path: str):
-    """``cfg`` at a dotted path: ``a.b[2].c``, ``pipeline[type=RandomResize].scale``."""
-    node = cfg
-    for name, index in TOKEN.findall(path):
-        if name:
-            try:  # a Config, a ConfigDict or a dict
-                node = node[name]
-            except (KeyError, TypeError, IndexError):
-                raise KeyError(f'{path}: no key {name!r}') from None
-        elif '=' in index:
-            key, want = index.split('=', 1)
-            found = [x for x in node if isinstance(x, dict) and str(x.get(key)) == want]
-            if not found:
-                raise KeyError(f'{path}: no element with {key}={want}')
-            node = found[0]
-        else:
-            node = node[int(index)]
-    return node
-
-
-def plain(value):
-    """Config values as YAML would write them: tuples as lists, ConfigDicts as dicts."""
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    return value
-
-
-def same(a, b) -> bool:
-    a, b = plain(a), plain(b)
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a is b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return math.isclose(a, b, rel_tol=1e-9, abs_tol=0.0)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    return a == b
-
-
-def expected(spec: dict):
-    """The value the built config must hold: the published one, or ours for a deviation."""
-    return spec['ours'] if 'ours' in spec else spec['value']
-
-
-def check_row(ledger: dict, row: dict, cfg=None) -> list:
-    """Mismatches between the built config and the row's fields, one line each."""
-    if cfg is None:
-        from mmengine.config import Config
-        cfg = Config.fromfile(ROOT / row['config'])
-    problems = []
-    for name, spec in row_fields(ledger, row).items():
-        want = expected(spec)
-        if want == NOT_FOUND:
-            continue
-        try:
-            got = field_value(cfg, name)
-        except (KeyError, IndexError, TypeError) as exc:
-            problems.append(f'{row["id"]}: {name}: missing in {row["config"]} ({exc})')
-            continue
-        if not same(got, want):
-            problems.append(f'{row["id"]}: {name} = {plain(got)!r} in {row["config"]}, '
-                            f'ledger says {want!r} ({spec.get("source")})')
-    return problems
-
-
-def _fmt(value) -> str:
-    text = yaml.safe_dump(plain(value), default_flow_style=True, width=1000).strip()
-    text = text[:-4].strip() if text.endswith('...') else text
-    return f'`{text}`'.replace('|', '\\|')
-
-
-def render_doc(ledger: dict) -> str:
-    rows = ledger.get('rows') or []
-    by_dataset = defaultdict(list)
-    for row in rows:
-        by_dataset[Path(row['config']).parent.name].append(row)
-    out = ['# Reproducing published results', '',
-           '<!-- generated by tools/reproductions.py from configs/reproductions.yaml; '
-           'do not edit -->', '',
-           'Each row is a published result, the config that reproduces it and the released '
-           'checkpoint it starts from. Convert the checkpoint once, then train and test:', '',
-           '    python tools/convert_checkpoint.py <released file> pretrain/<name>.pth '
-           '--format <format>',
-           '    tools/dist_train.sh <config> 8',
-           '    tools/dist_test.sh  <config> work_dirs/<config name>/<checkpoint> 8', '',
-           'The protocol of each config is listed field by field below, with the published '
-           'value and where it was read; the test suite checks every field against the built '
-           'config. "not found" marks a value that no published source gave; a deviation gives '
-           'our value and the reason.', '']
-    for dataset, dataset_rows in by_dataset.items():
-        out += [f'## {dataset}', '',
-                '| result | published | source | config | checkpoint and conversion |',
-                '|---|---|---|---|---|']
-        for row in dataset_rows:
-            value = published(row)
-            source = ledger['sources'].get(row.get('value_source'), NOT_FOUND)
-            ckpt = row['checkpoint']
-            ckpt = ckpt.get('file', NOT_FOUND) if isinstance(ckpt, dict) else ckpt
-            cfg = f'[{Path(row["config"]).name}](../{row["config"]})'
-            note = f' ({row["note"]})' if row.get('note') else ''
-            out.append(f'| {row["paper"]}, {row["table"]}: {row["row"]}{note} | {value} | '
-                       f'{source} | {cfg} | `{ckpt}`: `{row["convert"]}` |')
-        out.append('')
-    out += ['## Protocols', '']
-    for pid, protocol in ledger['protocols'].items():
-        users = [r['id'] for r in rows if r.get('protocol') == pid]
-        out += [f'### {pid}: {protocol.get("title", "")}', '',
-                f'Rows: {", ".join(users) or "none"}.', '',
-                '| field | published | source | ours |', '|---|---|---|---|']
-        for name, spec in (protocol.get('fields') or {}).items():
-            out.append(_field_line(name, spec))
-        out.append('')
-    specific = [r for r in rows if r.get('fields')]
-    if specific:
-        out += ['### Row-specific fields', '', '| row | field | published | source | ours |',
-                '|---|---|---|---|---|']
-        for row in specific:
-            for name, spec in row['fields'].items():
-                out.append(f'| {row["id"]} ' + _field_line(name, spec))
-        out.append('')
-    out += ['## Sources', '', '| name | where it was read |', '|---|---|']
-    out += [f'| {name} | {text} |' for name, text in ledger['sources'].items()]
-    return '\n'.join(out) + '\n'
-
-
-README_START = '<!-- reproductions: generated by tools/reproductions.py -->'
-README_END = '<!-- reproductions: end -->'
-
-
-def render_readme_table(ledger: dict) -> str:
-    """README's summary: per paper, table and dataset, each published value linked to its
-    config."""
-    groups = defaultdict(list)
-    for row in ledger.get('rows') or []:
-        groups[(row['paper'], row['table'], Path(row['config']).parent.name)].append(row)
-    out = [README_START,
-           '| source | dataset | published result and the config that reproduces it |',
-           '|---|---|---|']
-    for (paper, table, dataset), rows in groups.items():
-        cells = [f"[{r['row']}]({r['config']}): {published(r)}" for r in rows]
-        out.append(f'| {paper}, {table} | {dataset} | {"; ".join(cells)} |')
-    return '\n'.join(out + [README_END])
-
-
-def published(row: dict) -> str:
-    """A row's published value with its metric, or 'not found'."""
-    return row['value'] if row['value'] == NOT_FOUND else f"{row['metric']} {row['value']}"
-
-
-def readme_with_table(readme: str, ledger: dict) -> str:
-    start, end = readme.find(README_START), readme.find(README_END)
-    if start < 0 or end < 0:
-        raise LedgerError(f'README.md has no {README_START} ... {README_END} block')
-    return readme[:start] + render_readme_table(ledger) + readme[end + len(README_END):]
-
-
-def _field_line(name: str, spec: dict) -> str:
-    ours = 'same' if 'ours' not in spec else f'{_fmt(spec["ours"])}: {spec["deviation"]}'
-    value = NOT_FOUND if spec['value'] == NOT_FOUND else _fmt(spec['value'])
-    return f'| `{name}` | {value} | {spec.get("source") or "-"} | {ours} |'
+from vitspec.apis.reproductions import (
+    DOC,
+    LEDGER,
+    ROOT,
+    check_row,
+    load_ledger,
+    readme_with_table,
+    render_doc,
+)
 
 
 def main(argv=None) -> int:
@@ -254,7 +33,6 @@ def main(argv=None) -> int:
     ledger = load_ledger(args.ledger)
     status = 0
     if args.check:
-        sys.path.insert(0, str(ROOT))
         problems = [p for row in ledger['rows'] for p in check_row(ledger, row)]
         print('\n'.join(problems) or f'{len(ledger["rows"])} rows match their configs')
         status = int(bool(problems))

@@ -3,19 +3,16 @@
     python tools/summarize.py WORK_DIR [WORK_DIR ...] [--out results.md]
 
 Per work dir: the last validation record of its newest run that holds a task's headline metric
-(tools/compare_runs.py's rule), else the newest tools/test.py result in it. Segmentation: mIoU,
+(the rule of tools/compare_runs.py), else the newest tools/test.py result in it. Segmentation: mIoU,
 mAcc, aAcc (%); detection: box / mask AP and box AP50 (COCO's 0-1 values x 100); depth: RMSE,
 AbsRel, delta1. Columns no run has are left out. A work dir without a result (still training,
 crashed) gets a row saying so; none with a result at all is an error.
 """
 import argparse
-import os.path as osp
 import sys
 from pathlib import Path
 
-sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
-from tools.compare_runs import last_validation  # noqa: E402
-from tools.run_logs import TASK_METRICS, task_of, test_results  # noqa: E402
+from vitspec.apis.run_logs import TASK_METRICS, last_validation, task_of, test_results
 
 COLUMNS = [  # (metric key, header, scale, digits)
     ('mIoU', 'mIoU', 1, 2), ('mAcc', 'mAcc', 1, 2), ('aAcc', 'aAcc', 1, 2),

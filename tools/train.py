@@ -6,15 +6,17 @@
 """
 import argparse
 import os
-import os.path as osp
-import sys
 
 from mmengine.config import DictAction
 
-sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
-from tools.launch import (build_runner, config_from_args, empty_datasets_explained,  # noqa: E402
-                          shutdown_distributed)
-from tools.vis_backends import BACKENDS, add_vis_backends  # noqa: E402
+from vitspec.apis.runner import (
+    build_runner,
+    config_from_args,
+    empty_datasets_explained,
+    enable_amp,
+    shutdown_distributed,
+)
+from vitspec.apis.vis_backends import BACKENDS, add_vis_backends
 
 
 def parse_args(argv=None):
@@ -24,7 +26,8 @@ def parse_args(argv=None):
                         '(default: ./work_dirs/<config name>)')
     parser.add_argument('--resume', nargs='?', const='auto', default=None,
                         help='resume from CHECKPOINT, or from the latest one in the work dir')
-    parser.add_argument('--amp', action='store_true', help='automatic mixed precision')
+    parser.add_argument('--amp', action='store_true',
+                        help='automatic mixed precision (the finite-loss guard stays)')
     parser.add_argument('--cfg-options', nargs='+', action=DictAction, metavar='KEY=VALUE',
                         help='override config entries, e.g. train_cfg.max_iters=100')
     parser.add_argument('--vis-backend', nargs='+', choices=sorted(BACKENDS), default=[],
@@ -44,8 +47,7 @@ def main(argv=None):
     elif args.resume:
         cfg.resume, cfg.load_from = True, args.resume
     if args.amp:
-        cfg.optim_wrapper.type = 'AmpOptimWrapper'
-        cfg.optim_wrapper.setdefault('loss_scale', 'dynamic')
+        enable_amp(cfg)
     runner = build_runner(cfg)
     with empty_datasets_explained(cfg):
         runner.train()

@@ -1,12 +1,14 @@
 """vitspec: dense prediction with Vision Transformer backbone techniques.
 
-Importing the package registers its modules in the mmseg / mmdet registries and makes
-mmengine's checkpoint loading safe (weights_only with an allow-list). ``vitspec.layers`` is
-plain PyTorch and stays importable without OpenMMLab.
+Importing the package registers its modules in the mmseg / mmdet registries and changes nothing
+else in mmengine: safe checkpoint loading and atomic writes come from
+``vitspec.fileio.install_safe_io()``, which the runtime configs' ``SafeIOHook`` calls.
+``vitspec.layers`` is plain PyTorch and stays importable without OpenMMLab.
 """
 import warnings
 
 from . import layers  # noqa: F401
+from .version import __version__
 
 try:
     import mmdet.models  # noqa: F401
@@ -14,7 +16,6 @@ try:
 except ImportError as exc:  # e.g. mmcv without compiled ops
     warnings.warn(f'vitspec: OpenMMLab modules not registered ({exc}); run tools/install.sh')
 else:
-    # engine first: it installs the safe checkpoint loader
-    from . import engine, models, datasets, evaluation  # noqa: F401
+    from . import datasets, engine, evaluation, models  # noqa: F401
 
-__version__ = '0.1.0'
+__all__ = ['__version__']

@@ -1,5 +1,16 @@
 default_scope = 'mmdet'
 custom_imports = dict(imports=['vitspec'], allow_failed_imports=False)
+# What every run does, whichever train script starts it (tools/train.py, or mmseg's / mmdet's
+# own): safe checkpoint loading and atomic checkpoint writes, an empty dataset named before it
+# hangs, a trainable backbone parameter without gradient named at the first step, and a progress
+# bar over evaluation batches (on a terminal only). The optimizer wrapper of every schedule is
+# FiniteLossOptimWrapper (FiniteLossAmpOptimWrapper with AMP): a non-finite loss stops the run.
+custom_hooks = [
+    dict(type='SafeIOHook'),
+    dict(type='EmptyDatasetCheckHook'),
+    dict(type='UnusedParameterCheckHook'),
+    dict(type='EvalProgressBarHook'),
+]
 env_cfg = dict(
     cudnn_benchmark=False,
     mp_cfg=dict(mp_start_method='fork', opencv_num_threads=0),

@@ -13,7 +13,7 @@ _base_ = [
     '../_base_/models/linear_bnhead.py',
     '../_base_/datasets/ade20k_dinov2-ms_640x640.py',
     '../_base_/schedules/schedule_linear_40k.py',
-    '../_base_/runtime_seg.py',
+    '../_base_/runtime_probe.py',
 ]
 depth, dims = _base_.backbone['num_layers'], _base_.backbone['embed_dims']
 model = dict(

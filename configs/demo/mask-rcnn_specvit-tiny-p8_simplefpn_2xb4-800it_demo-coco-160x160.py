@@ -39,7 +39,7 @@ model = dict(
 # about twice as fast here. bbox AP after 600 / 800 / 1000 iterations: 0.056 / 0.067 / 0.067.
 max_iters = 800
 # On CPU: no mixed precision (AmpOptimWrapper needs a GPU); the default no-decay rule.
-optim_wrapper = dict(type='OptimWrapper', optimizer=dict(lr=1e-3, weight_decay=0.05),
+optim_wrapper = dict(type='FiniteLossOptimWrapper', optimizer=dict(lr=1e-3, weight_decay=0.05),
                      clip_grad=dict(max_norm=1.0),
                      paramwise_cfg=dict(_delete_=True, decay_rate=1.0))
 param_scheduler = [

@@ -6,7 +6,7 @@
 _base_ = [
     '../_base_/models/backbones/vit-l14_dinov2.py',
     '../_base_/models/depth_linear.py', '../_base_/datasets/nyu_depth.py',
-    '../_base_/runtime_seg.py', '../_base_/schedules/schedule_depth_38k.py'
+    '../_base_/runtime_probe.py', '../_base_/schedules/schedule_depth_38k.py'
 ]
 model = dict(
     backbone=dict(_base_.backbone, out_indices=(23,), output_cls_token=True,

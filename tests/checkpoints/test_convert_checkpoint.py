@@ -1,11 +1,18 @@
 import subprocess
 import sys
 
+import pytest
 import timm
 import torch
+from mmengine.config import Config
 
 from tests.utils import ROOT
-from vitspec.engine import safe_torch_load
+from vitspec.apis.convert_checkpoint import check_builds
+from vitspec.checkpoints.architecture import infer_backbone_cfg
+from vitspec.checkpoints.convert import convert_checkpoint
+from vitspec.checkpoints.load import load_state_dict_strict
+from vitspec.errors import CheckpointError
+from vitspec.fileio import safe_torch_load
 from vitspec.models import SpecViT
 
 
@@ -14,6 +21,7 @@ def convert(*args):
                            *map(str, args)], capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_converted_file_rebuilds_the_source_through_init_cfg(tmp_path):
     ref = timm.create_model('deit3_small_patch16_224', pretrained=False, num_classes=1000).eval()
     src = tmp_path / 'deit3.pth'
@@ -37,6 +45,7 @@ def test_converted_file_rebuilds_the_source_through_init_cfg(tmp_path):
         assert (model(x)[0] - expected).abs().max() <= 1e-4
 
 
+@pytest.mark.slow
 def test_malformed_file_fails_without_writing(tmp_path):
     src = tmp_path / 'junk.pth'
     src.write_bytes(b'\x80\x02 not a checkpoint')
@@ -47,6 +56,7 @@ def test_malformed_file_fails_without_writing(tmp_path):
     assert not dst.exists() and list(tmp_path.iterdir()) == [src]
 
 
+@pytest.mark.slow
 def test_mismatched_architecture_names_the_problem(tmp_path):
     resnet = timm.create_model('resnet18', pretrained=False)
     src = tmp_path / 'resnet.pth'
@@ -57,6 +67,7 @@ def test_mismatched_architecture_names_the_problem(tmp_path):
     assert not (tmp_path / 'dst.pth').exists()
 
 
+@pytest.mark.slow
 def test_inconsistent_vit_checkpoint_lists_keys(tmp_path):
     sd = timm.create_model('vit_tiny_patch16_224', pretrained=False).state_dict()
     del sd['blocks.3.mlp.fc2.weight']
@@ -70,8 +81,6 @@ def test_inconsistent_vit_checkpoint_lists_keys(tmp_path):
 
 
 def test_timm_name_offline_fails_clearly(monkeypatch):
-    import pytest
-    from vitspec.engine import CheckpointError
     import huggingface_hub.constants
     monkeypatch.setenv('HF_HUB_OFFLINE', '1')  # read at import time: patch the constant too
     monkeypatch.setattr(huggingface_hub.constants, 'HF_HUB_OFFLINE', True)
@@ -92,6 +101,7 @@ def dinov2_giant_layout(sd):
     return out
 
 
+@pytest.mark.slow
 def test_dinov2_swiglu_checkpoint_converts_and_rebuilds(tmp_path):
     # width 192: timm's mlp_ratio 5.33334 then packs 2 * 512, DINOv2's width for 4 * 192
     ref = timm.create_model('vit_giant_patch14_dinov2', pretrained=False, num_classes=0,
@@ -122,9 +132,6 @@ def test_dinov2_swiglu_checkpoint_converts_and_rebuilds(tmp_path):
 def test_full_size_vit_g_architecture_and_config_fragment():
     """DINOv2 ViT-g/14's real shapes (meta tensors): the inferred architecture, and the
     backbone fragment configs/_base_/models/backbones/vit-g14_dinov2.py takes the weights."""
-    from mmengine.config import Config
-    from vitspec.checkpoints.convert import _check_builds, convert_checkpoint
-    from vitspec.checkpoints.load import load_state_dict_strict
     with torch.device('meta'):
         ref = timm.create_model('vit_giant_patch14_dinov2', pretrained=False, num_classes=0)
     sd, cfg = convert_checkpoint(dinov2_giant_layout(ref.state_dict()), 'dinov2')
@@ -133,7 +140,7 @@ def test_full_size_vit_g_architecture_and_config_fragment():
         dict(img_size=518, patch_size=14, embed_dims=1536, num_layers=40, num_heads=24,
              mlp_ratio=4.0, ffn_type='swiglu', pos_embed_interp='dinov2')
     assert cfg['layer_scale_init'] and cfg['num_register_tokens'] == 0
-    _check_builds(sd, cfg, 'dinov2_vitg14_pretrain.pth')
+    check_builds(sd, cfg, 'dinov2_vitg14_pretrain.pth')
 
     frag = Config.fromfile(str(ROOT / 'configs/_base_/models/backbones/vit-g14_dinov2.py'))
     backbone = frag.backbone.to_dict()
@@ -149,9 +156,6 @@ def test_full_size_vit_g_architecture_and_config_fragment():
 
 
 def test_swiglu_width_that_no_ratio_gives_is_refused():
-    import pytest
-    from vitspec.checkpoints.architecture import infer_backbone_cfg
-    from vitspec.engine import CheckpointError
     sd = timm.create_model('vit_tiny_patch16_224', pretrained=False).state_dict()
     sd['blocks.0.mlp.fc1.weight'] = torch.zeros(2 * 100, 192)
     sd['blocks.0.mlp.fc2.weight'] = torch.zeros(192, 100)

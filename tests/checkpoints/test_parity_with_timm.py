@@ -5,6 +5,7 @@ import torch
 
 from vitspec.checkpoints.convert import convert_checkpoint
 from vitspec.checkpoints.load import load_state_dict_strict
+from vitspec.layers import TokenLayout
 from vitspec.models import SpecViT
 
 
@@ -72,6 +73,7 @@ def test_vit_family(name, layout):
     assert_same_features(ref, model, (12 * patch, 17 * patch))
 
 
+@pytest.mark.slow
 def test_cait_at_its_own_size():
     ref = perturbed(timm.create_model('cait_xxs24_224', pretrained=False, num_classes=0))
     model, cfg = to_specvit(ref.state_dict(), 'cait')  # timm keeps CaiT's own key names
@@ -86,7 +88,7 @@ def test_cait_at_its_own_size():
             assert (g - e).abs().max() <= 1e-4
         tokens, _ = model._embed(x)
         for blk in model.blocks:
-            tokens = blk(tokens, model.num_cls)
+            tokens = blk(tokens, TokenLayout(model.num_cls))
         cls = model.forward_cls(tokens)
         torch.testing.assert_close(cls, ref.forward_features(x)[:, 0], atol=1e-4, rtol=0)
 

@@ -126,7 +126,8 @@ def mmcv_lr(t, base=1e-4, total=38400, warmup=12800, ratio=1e-3, min_ratio=1e-8)
 
 def mmcv_beta1(t, total=38400, pct=0.3, low=0.85, high=0.95):
     """mmcv 1.x OneCycleMomentumUpdaterHook (momentum_updater.py), two phases, cos."""
-    cos = lambda start, end, f: end + 0.5 * (start - end) * (1 + math.cos(math.pi * f))
+    def cos(start, end, f):
+        return end + 0.5 * (start - end) * (1 + math.cos(math.pi * f))
     turn = float(pct * total) - 1
     if t <= turn:
         return cos(high, low, t / turn)

@@ -5,13 +5,13 @@ import re
 
 import pytest
 import torch
+from mmdet.registry import MODELS
 from mmengine.config import Config
 from mmengine.dataset import Compose
 from mmengine.optim import build_optim_wrapper
 from mmengine.registry import DefaultScope
 
 import vitspec  # noqa: F401  (registers)
-from mmdet.registry import MODELS
 from tests.shrink_config import cpu_optim_wrapper
 from tests.utils import ROOT
 
@@ -94,7 +94,7 @@ def test_layer_decay_and_weight_decay_as_vitdet(size):
     assert lr['neck.fpn_convs.0.conv.weight'] == lr['roi_head.mask_head.conv_logits.weight'] \
         == pytest.approx(1e-4)
     layer_norms = {f'backbone.{n}' for n, m in model.backbone.named_modules()
-                   if type(m) is torch.nn.LayerNorm for n in (f'{n}.weight', f'{n}.bias')}
+                   if isinstance(m, torch.nn.LayerNorm) for n in (f'{n}.weight', f'{n}.bias')}
     no_decay = {n for n, w in wd.items() if w == 0}
     assert no_decay == (layer_norms | {'backbone.pos_embed'}) & set(wd)
     for name in ('backbone.blocks.0.attn.qkv.bias', 'backbone.blocks.3.attn.rel_pos_w',

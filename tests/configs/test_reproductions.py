@@ -7,13 +7,22 @@ import pytest
 from mmengine.config import Config
 
 from tests.utils import ROOT
-from tools.reproductions import (NOT_FOUND, TOKEN, check_row, expected, field_value, load_ledger,
-                                 readme_with_table, render_doc, row_fields)
+from vitspec.apis.reproductions import (
+    NOT_FOUND,
+    TOKEN,
+    check_row,
+    expected,
+    field_value,
+    load_ledger,
+    readme_with_table,
+    render_doc,
+    row_fields,
+)
 
 LEDGER = load_ledger()
 ROWS = {row['id']: row for row in LEDGER['rows']}
 SIZES = ('s', 'b', 'l', 'g')
-REQUIRED = [  # issue 17's list of results the ledger must hold
+REQUIRED = [  # the published results the ledger must hold
     *(f'dinov2-{d}-{p}-vit{s}14' for d in ('ade20k', 'cityscapes') for p in ('lin', 'ms')
       for s in SIZES),
     *(f'dinov2-{d}-{p}-vit{s}14' for d in ('nyu', 'kitti') for p in ('lin1', 'lin4', 'dpt')

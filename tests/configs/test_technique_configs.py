@@ -8,7 +8,7 @@ import torch
 from mmengine.config import Config
 
 from tests.utils import ROOT
-from tools.compare_techniques import check_comparable, frozen
+from vitspec.apis.technique_comparison import check_comparable, frozen
 from vitspec.layers.specialized import is_cls_key
 from vitspec.models import SpecViT
 

@@ -4,6 +4,7 @@ import json
 
 import pytest
 import torch
+from mmdet.registry import DATASETS, MODELS
 from mmengine.config import Config
 from mmengine.dataset import pseudo_collate
 from mmengine.registry import DefaultScope
@@ -11,9 +12,8 @@ from PIL import Image
 
 import vitspec  # noqa: F401  (registers)
 import vitspec.datasets.checked_coco as checked_coco
-from mmdet.registry import DATASETS, MODELS
 from tests.utils import ROOT
-from vitspec.datasets import DataFileError
+from vitspec.errors import DataFileError
 
 DEMO = 'configs/demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-800it_demo-coco-160x160.py'
 SQUARE = [[10, 10, 50, 10, 50, 50, 10, 50]]

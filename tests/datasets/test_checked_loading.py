@@ -1,5 +1,6 @@
 """Bad files in a dataset stop the configs' real pipelines with an error that names the file."""
 import re
+import shutil
 
 import numpy as np
 import pytest
@@ -10,14 +11,21 @@ from PIL import Image
 
 import vitspec  # noqa: F401  (registers)
 from tests.utils import ROOT, make_demo_data, run_tool
-from vitspec.datasets import CheckedLoadAnnotations, DataFileError
+from vitspec.datasets import CheckedLoadAnnotations
+from vitspec.errors import DataFileError
 
 ADE = ROOT / 'configs/ade20k/linear_vit-s14-dinov2_bnhead_8xb2-40k_ade20k-512x512.py'
 
 
+@pytest.fixture(scope='module')
+def ade_demo(tmp_path_factory):
+    return make_demo_data(tmp_path_factory.mktemp('demo'), 'ade20k', 2, 1)
+
+
 @pytest.fixture
-def ade_root(tmp_path):
-    return make_demo_data(tmp_path, 'ade20k', 2, 1)
+def ade_root(ade_demo, tmp_path):
+    """A copy of its own for each test, which breaks files in it."""
+    return shutil.copytree(ade_demo, tmp_path / ade_demo.name)
 
 
 def first_train_sample(root):
@@ -91,6 +99,7 @@ def test_truncated_label_png(ade_root):
         load(dataset)
 
 
+@pytest.mark.slow
 def test_empty_dataset_directory_is_named(tmp_path):
     root = tmp_path / 'ADEChallengeData2016'
     for sub in ('images/training', 'annotations/training', 'images/validation',

@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 import torch
 from mmdet.evaluation import CocoMetric
+from mmdet.registry import DATASETS
 from mmdet.structures.mask import PolygonMasks
 from mmengine.config import Config
 from mmengine.registry import DefaultScope
 
 import vitspec  # noqa: F401  (registers)
-from mmdet.registry import DATASETS
 from tests.utils import ROOT
 
 CONFIG = 'configs/coco/mask-rcnn_vit-b16-mae_simplefpn_16xb4-amp-lsj-100e_coco-1024x1024.py'

@@ -11,8 +11,9 @@ from PIL import Image
 
 import vitspec  # noqa: F401  (registers)
 from tests.utils import ROOT
-from vitspec.datasets import CheckedLoadImageFromFile, DataFileError, KBCrop, LoadDepthPNG
+from vitspec.datasets import CheckedLoadImageFromFile, KBCrop, LoadDepthPNG
 from vitspec.datasets.depth_transforms import ColorAug, RegionCrop
+from vitspec.errors import DataFileError
 
 LINEAR = ROOT / 'configs/_base_/models/depth_linear.py'
 
@@ -118,9 +119,9 @@ def test_region_crop_boxes(region, box):
     depth = np.arange(480 * 640, dtype=np.float32).reshape(480, 640)
     out = RegionCrop(region)(dict(img=np.zeros((480, 640, 3)), gt_depth_map=depth,
                                   seg_fields=['gt_depth_map']))
-    t, b, l, r = box
-    assert out['gt_depth_map'].shape == out['img'].shape[:2] == (b - t, r - l)
-    assert out['gt_depth_map'][0, 0] == t * 640 + l
+    top, bottom, left, right = box
+    assert out['gt_depth_map'].shape == out['img'].shape[:2] == (bottom - top, right - left)
+    assert out['gt_depth_map'][0, 0] == top * 640 + left
     with pytest.raises(ValueError, match="unknown region 'nyu'.*nyu_train.*nyu_eigen"):
         RegionCrop('nyu')
 

@@ -34,7 +34,8 @@ def kitti_dataset(realdata, split='val'):
     cfg = Config.fromfile(KITTI)
     ds = cfg[f'{split}_dataloader'].dataset
     kitti = realdata / 'kitti'
-    ds.update(data_root=str(kitti), ann_file=str(kitti / 'derived/kitti_tiny_eigen_style_files.txt'),
+    ds.update(data_root=str(kitti),
+              ann_file=str(kitti / 'derived/kitti_tiny_eigen_style_files.txt'),
               data_prefix=dict(img_path=str(kitti / 'KITTI_tiny'),
                                depth_map_path=str(kitti / 'derived')))
     return build(ds), cfg
@@ -101,6 +102,7 @@ def test_train_pipelines_run_on_the_real_samples(realdata, which):
 
 
 @pytest.mark.parametrize('which', ['nyu', 'kitti'])
+@pytest.mark.slow
 def test_protocol_model_predicts_at_ground_truth_size(realdata, which):
     """The config's test mode (whole image + flip) runs on the sample, and the prediction
     comes back at the ground truth's size, ready for the metric."""

@@ -1,10 +1,10 @@
 """FixedSizePad pads image and masks to one size and keeps img_shape the real image size."""
 import numpy as np
+from mmdet.registry import TRANSFORMS
 from mmdet.structures.mask import BitmapMasks
 from mmengine.registry import DefaultScope
 
 import vitspec  # noqa: F401  (registers)
-from mmdet.registry import TRANSFORMS
 
 
 def test_pads_image_and_masks_but_keeps_img_shape():

@@ -13,7 +13,8 @@ import vitspec  # noqa: F401  (registers)
 from tests.utils import ROOT
 
 ADE = ROOT / 'configs/ade20k/linear_vit-s14-dinov2_bnhead_8xb2-40k_ade20k-512x512.py'
-CITYSCAPES = ROOT / 'configs/cityscapes/linear_vit-s14-dinov2_bnhead_8xb2-40k_cityscapes-512x1024.py'
+CITYSCAPES = (ROOT / 'configs/cityscapes/'
+              'linear_vit-s14-dinov2_bnhead_8xb2-40k_cityscapes-512x1024.py')
 
 
 def val_dataset(config, data_root):

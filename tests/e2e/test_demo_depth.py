@@ -20,7 +20,8 @@ def demo_nyu(tmp_path_factory) -> Path:
 
 
 def read_depths(folder: Path) -> list:
-    return [np.asarray(Image.open(p)).astype(np.float64) / 1000 for p in sorted(folder.glob('*.png'))]
+    return [np.asarray(Image.open(p)).astype(np.float64) / 1000
+            for p in sorted(folder.glob('*.png'))]
 
 
 def mean_depth_rmse(root: Path) -> float:

@@ -66,7 +66,8 @@ def test_resume_reaches_same_state_as_uninterrupted(demo_ade, tmp_path):
     full = torch.load(tmp_path / 'full' / 'iter_6.pth', weights_only=False)
     resumed = torch.load(partial / 'iter_6.pth', weights_only=False)
     assert resumed['meta']['iter'] == full['meta']['iter'] == 6
-    steps = lambda ck: sorted({float(s['step']) for s in ck['optimizer']['state'].values()})
+    def steps(ck):
+        return sorted({float(s['step']) for s in ck['optimizer']['state'].values()})
     assert steps(resumed) == steps(full) == [6.0]
     for a, b in zip(resumed['optimizer']['param_groups'], full['optimizer']['param_groups']):
         assert a['lr'] == pytest.approx(b['lr'])

@@ -5,9 +5,9 @@ import pytest
 
 from tests.shrink_config import shrink
 from tests.utils import ROOT, make_demo_data
-from tools.launch import build_runner
-from tools.reproductions import load_ledger
-from tools.test import enable_tta
+from vitspec.apis.evaluation import enable_tta
+from vitspec.apis.reproductions import load_ledger
+from vitspec.apis.runner import build_runner
 
 LEDGER = load_ledger()
 CONFIGS = sorted({row['config'] for row in LEDGER['rows']})

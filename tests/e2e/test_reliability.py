@@ -83,8 +83,9 @@ def test_killed_rank_ends_the_job_promptly(demo_ade, tmp_path):
     proc = start_training(work, demo_ade, 'train_cfg.max_iters=100000')
     log = Path(f'{work}.log')
     # dist_train.sh execs torchrun, whose children are the ranks (each in its own session)
-    workers = lambda: subprocess.run(['pgrep', '-P', str(proc.pid)], capture_output=True,
-                                     text=True).stdout.split()
+    def workers():
+        return subprocess.run(['pgrep', '-P', str(proc.pid)], capture_output=True,
+                              text=True).stdout.split()
     try:
         wait_for(lambda: 'Iter(train)' in log.read_text(), 600, 'training to start')
         ranks = workers()

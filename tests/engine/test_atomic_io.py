@@ -1,17 +1,29 @@
 import os
 
 import pytest
+import torch
 from mmengine.fileio import get_file_backend
 
-import vitspec  # noqa: F401  registers the atomic local backend
-from vitspec.engine.atomic_io import AtomicLocalBackend, atomic_write_bytes
+from vitspec.fileio import (
+    AtomicLocalBackend,
+    atomic_torch_save,
+    atomic_write_bytes,
+    install_safe_io,
+)
 
 
-def test_mmengine_local_backend_is_atomic():
+@pytest.fixture
+def safe_io():
+    restore = install_safe_io()
+    yield
+    restore()
+
+
+def test_mmengine_local_backend_is_atomic(safe_io):
     assert isinstance(get_file_backend('/tmp/x.pth'), AtomicLocalBackend)
 
 
-def test_crash_mid_write_keeps_the_old_file_and_no_temporary(tmp_path, monkeypatch):
+def test_crash_mid_write_keeps_the_old_file_and_no_temporary(tmp_path, monkeypatch, safe_io):
     target = tmp_path / 'iter_4.pth'
     atomic_write_bytes(b'old complete checkpoint', target)
 
@@ -24,7 +36,32 @@ def test_crash_mid_write_keeps_the_old_file_and_no_temporary(tmp_path, monkeypat
     assert [p.name for p in tmp_path.iterdir()] == ['iter_4.pth']
 
 
-def test_put_text_and_new_directories(tmp_path):
+def test_put_text_and_new_directories(tmp_path, safe_io):
     backend = get_file_backend(str(tmp_path))
     backend.put_text('iter_8.pth', str(tmp_path / 'deep' / 'last_checkpoint'))
     assert (tmp_path / 'deep' / 'last_checkpoint').read_text() == 'iter_8.pth'
+
+
+def test_atomic_torch_save_keeps_the_old_file_on_a_crash(tmp_path, monkeypatch):
+    target = tmp_path / 'converted.pth'
+    atomic_torch_save({'w': torch.ones(2)}, target)
+
+    def disk_full(fd):
+        raise OSError('disk full')
+    monkeypatch.setattr(os, 'fsync', disk_full)
+    with pytest.raises(OSError, match='disk full'):
+        atomic_torch_save({'w': torch.zeros(2)}, target)
+    assert torch.equal(torch.load(target)['w'], torch.ones(2))
+    assert [p.name for p in tmp_path.iterdir()] == ['converted.pth']
+
+
+def test_install_replaces_cached_backends_and_restore_puts_mmengine_back(tmp_path):
+    path = str(tmp_path / 'a.txt')
+    before = type(get_file_backend(path, enable_singleton=True))
+    restore = install_safe_io()
+    assert type(get_file_backend(path, enable_singleton=True)) is AtomicLocalBackend
+    assert install_safe_io()() is None  # already installed: its restore changes nothing
+    assert type(get_file_backend(path, enable_singleton=True)) is AtomicLocalBackend
+    restore()
+    assert type(get_file_backend(path, enable_singleton=True)) is before
+    assert type(get_file_backend(path)) is before

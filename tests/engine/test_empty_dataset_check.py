@@ -2,8 +2,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from vitspec.datasets import DataFileError
 from vitspec.engine import EmptyDatasetCheckHook
+from vitspec.errors import DataFileError
 
 
 class Empty(list):

@@ -2,12 +2,14 @@ import math
 
 import pytest
 import torch
+from mmengine.config import Config
 from mmengine.model import BaseModel
 from mmengine.runner import Runner
 from torch.utils.data import Dataset
 
 import vitspec  # noqa: F401  registers FiniteLossOptimWrapper
-from tools.launch import guard_nonfinite_loss
+from vitspec.apis.runner import enable_amp
+from vitspec.engine import FiniteLossAmpOptimWrapper
 
 
 class NanAtThirdStep(BaseModel):
@@ -32,15 +34,12 @@ class Ones(Dataset):
         return dict(inputs=torch.ones(2))
 
 
-def run(tmp_path, **wrapper):
-    from mmengine.config import Config
-    cfg = Config(dict(optim_wrapper=dict(type='OptimWrapper', **wrapper)))
-    guard_nonfinite_loss(cfg)
+def run(tmp_path, kind='FiniteLossOptimWrapper', **wrapper):
     runner = Runner(
         model=NanAtThirdStep(), work_dir=str(tmp_path),
         train_dataloader=dict(dataset=Ones(), batch_size=1, collate_fn=dict(type='default_collate'),
                               sampler=dict(type='InfiniteSampler', shuffle=False)),
-        optim_wrapper=cfg.optim_wrapper, train_cfg=dict(by_epoch=False, max_iters=5),
+        optim_wrapper=dict(type=kind, **wrapper), train_cfg=dict(by_epoch=False, max_iters=5),
         default_hooks=dict(checkpoint=dict(type='CheckpointHook', interval=1, by_epoch=False)))
     return runner
 
@@ -66,3 +65,39 @@ def test_unknown_policy():
     with pytest.raises(ValueError, match='nonfinite must be one of'):
         FiniteLossOptimWrapper(torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=1),
                                nonfinite='ignore')
+
+
+def test_amp_form_keeps_the_guard(tmp_path, monkeypatch):
+    """On CPU the grad scaler disables itself; the loss check still stops the run."""
+    monkeypatch.setattr('mmengine.optim.optimizer.amp_optimizer_wrapper.is_cuda_available',
+                        lambda: True)
+    runner = run(tmp_path, kind='FiniteLossAmpOptimWrapper', optimizer=dict(type='SGD', lr=0.01))
+    with pytest.raises(FloatingPointError, match='non-finite loss .* at iteration 3'):
+        runner.train()
+    assert torch.isfinite(runner.model.w).all()
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason='the grad scaler needs CUDA')
+def test_amp_overflowing_gradients_are_skipped_not_failed():
+    """A finite loss whose scaled gradients overflow: the scaler skips the step and lowers its
+    scale, as with mmengine's AmpOptimWrapper; only a non-finite loss is a failure."""
+    w = torch.nn.Parameter(torch.ones(2, device='cuda'))
+    wrapper = FiniteLossAmpOptimWrapper(optimizer=torch.optim.SGD([w], lr=0.1),
+                                        loss_scale=dict(init_scale=2.0 ** 16))
+    loss = (w * 1e36).sum()  # finite in float32; times the scale it is inf
+    scale = wrapper.loss_scaler.get_scale()
+    wrapper.update_params(loss)
+    assert torch.equal(w.detach(), torch.ones(2, device='cuda'))
+    assert wrapper.loss_scaler.get_scale() < scale
+    with pytest.raises(FloatingPointError, match='non-finite loss'):
+        wrapper.update_params((w * float('nan')).sum())
+
+
+def test_amp_switch_keeps_the_guard_and_refuses_unknown_wrappers():
+    cfg = Config(dict(optim_wrapper=dict(type='FiniteLossOptimWrapper')))
+    assert enable_amp(cfg).optim_wrapper == dict(type='FiniteLossAmpOptimWrapper',
+                                                 loss_scale='dynamic')
+    amp = Config(dict(optim_wrapper=dict(type='FiniteLossAmpOptimWrapper', loss_scale=512.0)))
+    assert enable_amp(amp).optim_wrapper.loss_scale == 512.0
+    with pytest.raises(ValueError, match="'OptimWrapper' has no mixed-precision form"):
+        enable_amp(Config(dict(optim_wrapper=dict(type='OptimWrapper'))))

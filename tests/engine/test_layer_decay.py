@@ -99,8 +99,8 @@ def test_backbone_without_layer_depths_is_refused_by_name():
 
 @pytest.mark.parametrize('scope', ['mmseg', 'mmdet'])
 def test_reachable_from_mmseg_and_mmdet_configs(scope):
-    from mmengine.registry import DefaultScope
     from mmengine.optim import build_optim_wrapper
+    from mmengine.registry import DefaultScope
     with DefaultScope.overwrite_default_scope(scope):
         optim_wrapper = build_optim_wrapper(ToySegmentor(), dict(
             type='OptimWrapper', optimizer=dict(type='AdamW', lr=LR, weight_decay=WD),
@@ -108,3 +108,12 @@ def test_reachable_from_mmseg_and_mmdet_configs(scope):
             paramwise_cfg=dict(decay_rate=RATE)))
     lrs = {g['lr'] for g in optim_wrapper.optimizer.param_groups}
     assert lrs == {LR * RATE ** k for k in range(5)}
+
+
+@pytest.mark.parametrize('key', ['custom_keys', 'norm_decay_mult', 'decay_type'])
+def test_unknown_paramwise_key_is_refused_naming_the_valid_ones(key):
+    optimizer = dict(type='AdamW', lr=1e-3, weight_decay=0.05)
+    with pytest.raises(ValueError, match=rf"\['{key}'\]; valid keys: backbone, decay_rate, "
+                                       r'no_decay_regex'):
+        LayerDecayOptimWrapperConstructor(dict(type='OptimWrapper', optimizer=optimizer),
+                                          dict(decay_rate=0.9, **{key: {}}))

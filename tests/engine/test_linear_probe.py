@@ -8,8 +8,8 @@ from mmengine.config import Config
 from mmengine.hooks import Hook
 
 from tests.utils import ROOT, run_tool
-from tools.launch import build_runner
-from vitspec.engine import BackboneNotFrozenError
+from vitspec.apis.runner import build_runner
+from vitspec.errors import BackboneNotFrozenError
 from vitspec.models import SpecViT
 
 CONFIG = ROOT / 'configs/demo/fcn_specvit-tiny-p8-plain_2xb4-500it_demo-ade20k-128x128.py'
@@ -44,7 +44,7 @@ def probe_config(root, work_dir, checkpoint, frozen=True) -> Config:
     cfg.model.decode_head = dict(
         type='LinearBNHead', in_channels=[32], num_classes=150, norm_cfg=dict(type='BN'),
         loss_decode=dict(type='CrossEntropyLoss', loss_weight=1.0))
-    cfg.custom_hooks = [dict(type='LinearProbeHook')]
+    cfg.custom_hooks = [*cfg.custom_hooks, dict(type='LinearProbeHook')]
     cfg.optim_wrapper.update(constructor='LayerDecayOptimWrapperConstructor',
                              paramwise_cfg=dict(decay_rate=1.0))
     cfg.train_dataloader.batch_size = 2
@@ -67,6 +67,7 @@ def save_pretrained_backbone(cfg) -> dict:
     return copy.deepcopy(backbone.state_dict())
 
 
+@pytest.mark.slow
 def test_backbone_weights_do_not_move(demo_root, tmp_path):
     cfg = probe_config(demo_root, tmp_path / 'work', tmp_path / 'backbone.pth')
     before = save_pretrained_backbone(cfg)
@@ -92,6 +93,7 @@ def test_backbone_weights_do_not_move(demo_root, tmp_path):
     assert state and not any(id(p) in backbone_ids for p in state)
 
 
+@pytest.mark.slow
 def test_unfrozen_backbone_is_refused(demo_root, tmp_path):
     cfg = probe_config(demo_root, tmp_path / 'work', tmp_path / 'backbone.pth', frozen=False)
     save_pretrained_backbone(cfg)

@@ -6,8 +6,15 @@ import torch
 from mmengine.logging import HistoryBuffer
 from mmengine.runner import CheckpointLoader
 
-import vitspec  # noqa: F401  installs the safe local loader
-from vitspec.engine import CheckpointError, safe_torch_load
+from vitspec.errors import CheckpointError
+from vitspec.fileio import install_safe_io, safe_torch_load, using_safe_io
+
+
+@pytest.fixture
+def safe_io():
+    restore = install_safe_io()
+    yield
+    restore()
 
 
 def mmengine_like_checkpoint():
@@ -21,7 +28,7 @@ def mmengine_like_checkpoint():
                 arrays=[np.arange(3, dtype=np.float32), np.zeros((2, 2), dtype=np.int64)])
 
 
-def test_loads_what_mmengine_stores(tmp_path):
+def test_loads_what_mmengine_stores(tmp_path, safe_io):
     path = tmp_path / 'iter_4.pth'
     torch.save(mmengine_like_checkpoint(), path)
     assert torch.serialization.get_unsafe_globals_in_checkpoint(str(path))  # needs the list
@@ -71,3 +78,12 @@ def test_damaged_file_names_the_file(tmp_path, damage):
 def test_missing_file():
     with pytest.raises(FileNotFoundError, match='nope.pth'):
         safe_torch_load('/nonexistent/nope.pth')
+
+
+def test_using_safe_io_loads_safely_inside_the_block_only(tmp_path):
+    path = tmp_path / 'iter_4.pth'
+    torch.save(mmengine_like_checkpoint(), path)
+    outside = CheckpointLoader._get_checkpoint_loader(str(path))
+    with using_safe_io():
+        assert CheckpointLoader.load_checkpoint(str(path))['meta']['iter'] == 4
+    assert CheckpointLoader._get_checkpoint_loader(str(path)) is outside

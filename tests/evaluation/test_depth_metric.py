@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 import torch
 
+from vitspec.depth_crops import crop_box
 from vitspec.evaluation import DepthErrorMetric
-from vitspec.evaluation.depth_errors import (clip_prediction, crop_box, depth_errors,
-                                             image_errors, valid_mask)
+from vitspec.evaluation.depth_errors import clip_prediction, depth_errors, image_errors, valid_mask
 
 GT = np.array([1.0, 2.0, 4.0])
 PRED = np.array([2.0, 2.0, 2.0])

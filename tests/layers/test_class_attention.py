@@ -67,7 +67,7 @@ def test_cls_ignores_patch_order_and_patches_untouched(blocks):
     x_copy = x.clone()
     with torch.no_grad():
         out = ours(x, cls)
-        # a single query from CLS: no patch-to-patch attention, so the order of patches is irrelevant
+        # a single query from CLS: no patch-to-patch attention, so the patch order is irrelevant
         permuted = ours(x[:, torch.randperm(16)], cls)
     torch.testing.assert_close(permuted, out, atol=1e-5, rtol=1e-5)
     assert torch.equal(x, x_copy)  # patches are read, never written

@@ -25,7 +25,7 @@ def test_linear_multipliers_round_to_two_decimals():
 
 
 def test_openelm_270m():
-    # methods.md §4.2: 16 layers, d_model 1280, head_dim 64, 4 GQA groups -> divisor 256
+    # OpenELM-270M (2404.14619): 16 layers, d_model 1280, head_dim 64, 4 GQA groups -> divisor 256
     widths = layerwise_widths(16, 1280, 64, head_divisor=256, ffn_divisor=256, **OPENELM)
     heads = [w.num_heads for w in widths]
     assert heads == [12, 12, 12, 12, 12, 16, 16, 16, 16, 16, 16, 16, 20, 20, 20, 20]
@@ -57,7 +57,7 @@ def test_openelm_270m():
 ])
 def test_released_openelm_checkpoints(num_layers, d_model, head_dim, heads, ffn):
     # OpenELM-450M / 1.1B / 3B: per-layer query heads and FFN widths of the released checkpoints
-    # (the weight shapes; the HF configs list the same head counts). Not in methods.md.
+    # (the weight shapes; the HF configs list the same head counts).
     widths = layerwise_widths(num_layers, d_model, head_dim, head_divisor=4 * head_dim,
                               ffn_divisor=256, **OPENELM)
     assert [w.num_heads for w in widths] == heads
@@ -78,8 +78,8 @@ def block_params(dim, num_heads, mlp_hidden, head_dim=64):
     (768, 12, [6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12], (384, 3072), 53.2, 85.1),
     (1024, 24, None, (512, 4096), 189.0, 302.3),
 ])
-def test_vit_rows_of_methods(dim, depth, heads, mlp_ends, scaled_m, uniform_m):
-    # methods.md §4.5: head_dim 64, divisor 64 for heads and MLP, OpenELM's alpha and beta
+def test_vit_block_params_with_openelm_schedule(dim, depth, heads, mlp_ends, scaled_m, uniform_m):
+    # a ViT with OpenELM's alpha and beta: head_dim 64, divisor 64 for heads and MLP
     widths = layerwise_widths(depth, dim, 64, ffn_divisor=64, **OPENELM)
     got_heads = [w.num_heads for w in widths]
     if heads is not None:

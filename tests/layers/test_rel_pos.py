@@ -4,11 +4,12 @@ from functools import partial
 import pytest
 import torch
 import torch.nn.functional as F
-from timm.models import beit, vision_transformer_sam as sam
+from timm.models import beit
+from timm.models import vision_transformer_sam as sam
 from torch import nn
 
-from vitspec.layers.attention import Attention
-from vitspec.layers.block import Block
+from vitspec.layers import Attention, Block, Mlp, TokenLayout
+from vitspec.layers.pos_embed import resample_pos_embed
 from vitspec.layers.rel_pos import decomposed_rel_pos_bias, rel_pos_lookup, table_index
 
 DIM, HEADS = 32, 4
@@ -34,7 +35,8 @@ def test_decomposed_matches_timm_sam_attention(size, hw):
     ours.load_state_dict(ref.state_dict())  # same names: qkv, proj, rel_pos_h, rel_pos_w
     x = torch.randn(2, *hw, DIM)
     want = ref(x).reshape(2, -1, DIM)
-    torch.testing.assert_close(ours(x.reshape(2, -1, DIM), 0, hw), want, atol=1e-5, rtol=1e-5)
+    got = ours(x.reshape(2, -1, DIM), TokenLayout(0, hw))
+    torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
 
 
 def test_lookup_resamples_linearly_as_timm():
@@ -54,16 +56,18 @@ def sam_block(window, size):
 def test_block_matches_timm_sam_block(window, hw):
     """Global and windowed blocks, grids that are and are not multiples of the window."""
     ref = sam_block(window, (4, 6))
-    ours = Block(DIM, HEADS, 4 * DIM, window_size=window, rel_pos_bias='decomposed',
-                 rel_pos_size=(window, window) if window else (4, 6),
-                 window_padding='zeros').eval()
+    attn = partial(Attention, num_heads=HEADS, window_size=window, rel_pos_bias='decomposed',
+                   rel_pos_size=(window, window) if window else (4, 6), window_padding='zeros')
+    ours = Block(DIM, attn, partial(Mlp, hidden=4 * DIM)).eval()
     ours.load_state_dict(ref.state_dict())
     x = torch.randn(2, *hw, DIM)
     want = ref(x).reshape(2, -1, DIM)
-    torch.testing.assert_close(ours(x.reshape(2, -1, DIM), 0, hw), want, atol=1e-5, rtol=1e-5)
+    got = ours(x.reshape(2, -1, DIM), TokenLayout(0, hw))
+    torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
     if window and (hw[0] % window or hw[1] % window):  # masked padding is not ViTDet's
         ours.attn.window_padding = 'masked'
-        assert not torch.allclose(ours(x.reshape(2, -1, DIM), 0, hw), want, atol=1e-3)
+        got = ours(x.reshape(2, -1, DIM), TokenLayout(0, hw))
+        assert not torch.allclose(got, want, atol=1e-3)
 
 
 def test_decomposed_gives_prefix_tokens_no_bias():
@@ -74,7 +78,7 @@ def test_decomposed_gives_prefix_tokens_no_bias():
                  (2, 0, 2, 0))
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
     want = attn.proj(out.transpose(1, 2).reshape(2, 14, DIM))
-    torch.testing.assert_close(attn(x, 1, (3, 4)), want, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(attn(x, TokenLayout(1, (3, 4))), want, atol=1e-5, rtol=1e-5)
     assert not torch.allclose(bias[:, :, 2:, 2:], torch.zeros(()))
 
 
@@ -98,14 +102,14 @@ def test_table_matches_timm_beit_attention(grid):
         ours.proj.load_state_dict(ref.proj.state_dict())
         ours.relative_position_bias_table.copy_(ref.relative_position_bias_table)
     x = torch.randn(2, 1 + grid[0] * grid[1], DIM)
-    torch.testing.assert_close(ours(x, 1, grid), ref(x), atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(ours(x, TokenLayout(1, grid)), ref(x), atol=1e-5, rtol=1e-5)
     assert 'relative_position_index' not in ours.state_dict()  # timm: not persistent
 
 
 def test_table_refuses_another_grid_and_windows():
     attn = Attention(DIM, HEADS, rel_pos_bias='table', rel_pos_size=(4, 4))
     with pytest.raises(ValueError, match=r'made for a \(4, 4\) patch grid'):
-        attn(torch.randn(1, 1 + 15, DIM), 1, (3, 5))
+        attn(torch.randn(1, 1 + 15, DIM), TokenLayout(1, (3, 5)))
     with pytest.raises(ValueError, match='global attention'):
         Attention(DIM, HEADS, window_size=2, rel_pos_bias='table', rel_pos_size=(2, 2))
     with pytest.raises(ValueError, match='rel_pos_bias must be'):
@@ -120,13 +124,13 @@ def test_zero_init_equals_no_bias(mode, window, prefix):
     missing = ours.load_state_dict(plain.state_dict(), strict=False).missing_keys
     assert missing and all(torch.count_nonzero(ours.get_parameter(k)) == 0 for k in missing)
     x = torch.randn(2, prefix + 12, DIM)
-    torch.testing.assert_close(ours(x, prefix, (3, 4)), plain(x, prefix, (3, 4)))
+    torch.testing.assert_close(ours(x, TokenLayout(prefix, (3, 4))),
+                               plain(x, TokenLayout(prefix, (3, 4))))
 
 
 def test_vitdet_pos_embed_resampling_is_get_abs_pos():
     """ViTDet's get_abs_pos (detectron2 modeling/backbone/utils.py): drop the CLS slot, bicubic
     to the token grid by size, no antialiasing; timm's antialiased bicubic differs."""
-    from vitspec.layers.pos_embed import resample_pos_embed
     pos = torch.randn(1, 14 * 14, 8)
     want = F.interpolate(pos.reshape(1, 14, 14, 8).permute(0, 3, 1, 2), size=(64, 48),
                          mode='bicubic', align_corners=False).permute(0, 2, 3, 1).reshape(1, -1, 8)

@@ -2,12 +2,17 @@ import pytest
 import timm
 import torch
 import torch.nn.functional as F
-from timm.layers import LayerScale
+from timm.layers import LayerScale, trunc_normal_
 from torch import nn
 
-from vitspec.layers.specialized import (SpecializedLayerNorm, SpecializedLayerScale,
-                                        SpecializedLinear, init_cls_from_shared, is_cls_key,
-                                        shared_key)
+from vitspec.layers.specialized import (
+    SpecializedLayerNorm,
+    SpecializedLayerScale,
+    SpecializedLinear,
+    init_cls_from_shared,
+    is_cls_key,
+    shared_key,
+)
 
 B, T, D, OUT = 2, 7, 16, 24
 KINDS = ['norm', 'linear', 'lora', 'scale']
@@ -164,7 +169,7 @@ def test_lora_parameter_overhead_at_vit_b():
     # with norm1, norm2, ls1, ls2 of all 12 blocks and the final norm: 0.19 %
     total = 4 * cls_params(lora8) + 25 * cls_params(norm) + 24 * cls_params(scale)
     assert total / base < 0.002
-    # full copies instead (methods.md §1.6): +7.09 M = 8.3 %
+    # full copies instead: 4 * (3 D^2 + 3 D) = +7.09 M = 8.3 %
     assert round(4 * cls_params(full) / 1e6, 2) == 7.09
     assert round(100 * 4 * cls_params(full) / base, 1) == 8.3
 
@@ -217,3 +222,34 @@ def test_no_bias_and_repr():
     x = torch.randn(B, T, D)
     assert torch.equal(m(x, 1), F.linear(x, m.weight))
     assert 'lora_rank=2' in repr(m) and 'eps=1e-06' in repr(SpecializedLayerNorm(D))
+
+
+@pytest.mark.parametrize('lora_rank, bias', [(None, True), (4, True), (None, False), (2, False)])
+def test_linear_init_weights_is_the_vit_init_of_both_copies(lora_rank, bias):
+    """Weights (LoRA: A) truncated normal, std 0.02, drawn shared copy first; biases and B zero."""
+    m = randomize(SpecializedLinear(D, OUT, bias=bias, lora_rank=lora_rank))
+    torch.manual_seed(3)
+    m.init_weights()
+    torch.manual_seed(3)
+    expected = {}
+    for name, p in m.named_parameters():
+        if name in ('weight', 'cls_weight', 'cls_lora_a'):
+            expected[name] = trunc_normal_(torch.empty_like(p), std=0.02)
+        else:
+            expected[name] = torch.zeros_like(p)
+    assert expected.keys() == dict(m.named_parameters()).keys()
+    for name, p in m.named_parameters():
+        assert torch.equal(p, expected[name]), name
+
+
+@pytest.mark.parametrize('kind', ['norm', 'scale'])
+def test_reset_parameters_gives_the_built_values(kind):
+    fresh = dict(norm=lambda: SpecializedLayerNorm(D), scale=lambda: SpecializedLayerScale(D, 0.1))
+    m = make(kind)  # randomized
+    m.reset_parameters()
+    built = fresh[kind]()
+    for (name, p), q in zip(m.named_parameters(), built.parameters(), strict=True):
+        assert torch.equal(p, q), name
+    plain_ref = nn.LayerNorm(D) if kind == 'norm' else LayerScale(D, 0.1)
+    for name, p in plain_ref.named_parameters():
+        assert torch.equal(getattr(m, name), p) and torch.equal(getattr(m, 'cls_' + name), p)

@@ -1,12 +1,18 @@
 """SwiGLU MLP (DINOv2 ViT-g) against DINOv2's formula, timm's SwiGLUPacked and the fused
 LayerScale; a specialized block with it equals the plain one at init."""
+from functools import partial
+
 import pytest
 import torch
 import torch.nn.functional as F
-from timm.layers import LayerScale, SwiGLUPacked
+from timm.layers import SwiGLUPacked
 
-from vitspec.layers.block import Block
-from vitspec.layers.specialized import SpecializedLayerScale
+from vitspec.layers import Attention, Block, LayerScale, TokenLayout
+from vitspec.layers.specialized import (
+    SpecializedLayerNorm,
+    SpecializedLayerScale,
+    SpecializedLinear,
+)
 from vitspec.layers.swiglu import SwiGLU, swiglu_hidden
 
 
@@ -57,7 +63,7 @@ def test_fused_layer_scale_on_fc2(specialized):
         for p in ls.parameters():
             p.copy_(torch.randn_like(p))
     x = torch.randn(2, 6, dim, requires_grad=True)
-    fused = mlp(x, ls, num_cls)
+    fused = mlp(x, TokenLayout(num_cls), ls)
     grads = torch.autograd.grad(fused.square().sum(), [x, *mlp.parameters(), *ls.parameters()])
     h = mlp(x)
     if specialized:
@@ -72,10 +78,12 @@ def test_fused_layer_scale_on_fc2(specialized):
 
 def test_specialized_block_with_swiglu_equals_plain_at_init():
     torch.manual_seed(0)
-    kw = dict(dim=32, num_heads=2, mlp_hidden=swiglu_hidden(128), layer_scale_init=0.3,
-              ffn_type='swiglu')
-    plain = Block(**kw).eval()
-    special = Block(**kw, spec_norm=True, spec_layer_scale=True, spec_qkv=True).eval()
+    mlp = partial(SwiGLU, hidden=swiglu_hidden(128))
+    plain = Block(32, partial(Attention, num_heads=2), mlp,
+                  ls_layer=partial(LayerScale, init_value=0.3)).eval()
+    special = Block(32, partial(Attention, num_heads=2, qkv_layer=SpecializedLinear), mlp,
+                    norm_layer=SpecializedLayerNorm,
+                    ls_layer=partial(SpecializedLayerScale, init_value=0.3)).eval()
     sd = plain.state_dict()
     own = special.state_dict()
     # the CLS copies start from the shared weights, as SpecViT.fill_missing does
@@ -85,9 +93,5 @@ def test_specialized_block_with_swiglu_equals_plain_at_init():
     special.load_state_dict(sd)
     assert isinstance(special.mlp, SwiGLU) and special.mlp.fc1.out_features == 2 * 88
     x = torch.randn(2, 9, 32)
-    torch.testing.assert_close(special(x, num_cls=1), plain(x, num_cls=1), rtol=0, atol=1e-6)
-
-
-def test_unknown_ffn_type_is_named():
-    with pytest.raises(ValueError, match="ffn_type must be one of mlp, swiglu, got 'geglu'"):
-        Block(32, 2, 64, ffn_type='geglu')
+    layout = TokenLayout(num_cls=1)
+    torch.testing.assert_close(special(x, layout), plain(x, layout), rtol=0, atol=1e-6)

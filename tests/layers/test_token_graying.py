@@ -1,10 +1,15 @@
 import pytest
 import torch
 
-from tools.visualize_features import load_image, to_input
+from vitspec.apis.feature_maps import load_image, to_input
 from vitspec.layers.dct import dct
-from vitspec.layers.token_graying import (TokenGraying, dct_graying, patchify, svd_graying,
-                                          unpatchify)
+from vitspec.layers.token_graying import (
+    TokenGraying,
+    dct_graying,
+    patchify,
+    svd_graying,
+    unpatchify,
+)
 
 
 @pytest.fixture(scope='module')
@@ -26,6 +31,7 @@ def log_kappa(img):
 
 
 @pytest.mark.parametrize('eps', [0.5, 0.7, 0.9])
+@pytest.mark.slow
 def test_svd_sets_condition_number_to_power_eps(images, eps):
     out = TokenGraying(16, 'svd', eps=eps)(images)
     before, after = log_kappa(images), log_kappa(out)
@@ -36,6 +42,7 @@ def test_svd_sets_condition_number_to_power_eps(images, eps):
                                rtol=1e-5, atol=0)
 
 
+@pytest.mark.slow
 def test_dct_lowers_condition_number(images):
     before = log_kappa(images)
     previous = before

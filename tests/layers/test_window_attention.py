@@ -2,9 +2,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from vitspec.layers.attention import Attention
-from vitspec.layers.window_attention import (window_partition, window_unpartition,
-                                             windowed_sdpa)
+from vitspec.layers import Attention, TokenLayout
+from vitspec.layers.window_attention import window_partition, window_unpartition, windowed_sdpa
 
 
 @pytest.mark.parametrize('hw', [(8, 8), (7, 10), (5, 3)])
@@ -51,7 +50,7 @@ def test_window_as_large_as_the_grid_is_global_attention_over_patches():
 def test_attention_module_needs_the_grid():
     attn = Attention(32, 4, window_size=4)
     x = torch.randn(1, 1 + 35, 32)
-    assert attn(x, 1, (5, 7)).shape == x.shape
+    assert attn(x, TokenLayout(1, (5, 7))).shape == x.shape
     with pytest.raises(ValueError, match='need the patch grid'):
         attn(x)
 

@@ -166,3 +166,17 @@ def test_dpt_head_follows_dinov2_dpthead():
         assert all(u.conv1.bias is None and u.conv2.bias is None for u in units)
     feats = backbone_outputs(4, grid=(5, 7))  # odd grid: the fusions resize a skip
     torch.testing.assert_close(head(feats), dinov2_dpt_reference(head, feats))
+
+
+def test_heads_that_need_the_cls_token_say_so_alike():
+    """Bare maps (a backbone without output_cls_token) are refused by one rule, named by the
+    head's setting; a head that reads the map only takes either form."""
+    maps = [fmap for fmap, _ in backbone_outputs(4)]
+    linear = LinearDepthHead(in_channels=32, num_inputs=4, use_cls_token=True)
+    dpt = DPTDepthHead(embed_dims=32, channels=16, readout_type='project')
+    for head, setting in ((linear, 'use_cls_token=True'), (dpt, "readout_type='project'")):
+        with pytest.raises(ValueError, match=f'{setting} needs \\(map, cls\\) backbone outputs: '
+                                             'set output_cls_token=True on the backbone'):
+            head(maps)
+    ignore = DPTDepthHead(embed_dims=32, channels=16, readout_type='ignore')
+    assert torch.equal(ignore(maps), ignore([(m, None) for m in maps]))

@@ -1,9 +1,12 @@
 import pytest
 import timm
 import torch
+from mmdet.registry import MODELS as DET
+from mmseg.registry import MODELS as SEG
 
 from vitspec.checkpoints import load_state_dict_strict
-from vitspec.engine import CheckpointError
+from vitspec.errors import CheckpointError
+from vitspec.layers import TokenLayout
 from vitspec.models import SpecViT
 
 TOY = dict(patch_size=8, embed_dims=64, num_layers=4, num_heads=4)
@@ -67,8 +70,6 @@ def test_input_not_multiple_of_patch_is_center_padded():
 
 
 def test_registered_in_mmseg_and_mmdet():
-    from mmdet.registry import MODELS as DET
-    from mmseg.registry import MODELS as SEG
     for registry in (SEG, DET):
         model = registry.build(dict(type='SpecViT', img_size=32, **TOY))
         assert isinstance(model, SpecViT)
@@ -130,9 +131,9 @@ def test_output_cls_token_pairs_maps_with_the_normed_cls():
     x = torch.randn(2, 3, 32, 32)
     with torch.no_grad():
         outs = model(x)
-        tokens, _ = model._embed(x)
+        tokens, hw = model._embed(x)
         for blk in model.blocks:
-            tokens = blk(tokens)
+            tokens = blk(tokens, TokenLayout(model.num_cls, hw))
     fmap, cls = outs[1]
     assert fmap.shape == (2, 64, 4, 4) and cls.shape == (2, 64)
     torch.testing.assert_close(cls, model.norm(tokens)[:, 0])

@@ -6,9 +6,10 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from vitspec.engine import UnusedParameterCheckHook, UnusedParameterError
+from vitspec.checkpoints.load import load_state_dict_strict
+from vitspec.engine import UnusedParameterCheckHook
+from vitspec.errors import CheckpointError, InertProbeError, UnusedParameterError
 from vitspec.models import SpecViT
-from vitspec.models.backbones.inert_probe import InertProbeError
 
 TOY = dict(img_size=32, patch_size=8, embed_dims=32, num_layers=3, num_heads=2,
            layer_scale_init=1e-5, out_indices=(2,))
@@ -89,8 +90,6 @@ def test_a_trainable_parameter_without_gradient_is_named():
 def test_missing_layer_scales_are_filled_only_where_they_change_nothing():
     """MAE's segmentation recipe adds LayerScale at 1.0 to a checkpoint without it: the loaded
     network computes the same. At any other init a missing gamma is an error."""
-    from vitspec.checkpoints.load import load_state_dict_strict
-    from vitspec.engine import CheckpointError
     plain = SpecViT(**dict(TOY, layer_scale_init=None))
     plain.init_weights()
     x = torch.randn(1, 3, 32, 32)

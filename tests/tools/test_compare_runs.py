@@ -12,6 +12,7 @@ def write_run(work_dir, stamp, records):
     path.write_text(''.join(json.dumps(r) + '\n' for r in records))
 
 
+@pytest.mark.slow
 def test_prints_last_validation_of_newest_run(tmp_path):
     plain, spec = tmp_path / 'plain', tmp_path / 'spec'
     write_run(plain, '20250101_000000', [{'mIoU': 1.0, 'step': 10}])
@@ -22,6 +23,7 @@ def test_prints_last_validation_of_newest_run(tmp_path):
     assert out.split('\n')[1:3] == ['plain   500  40.00      -', 'spec    500  42.50  80.00']
 
 
+@pytest.mark.slow
 def test_work_dir_without_validation_is_an_error(tmp_path):
     write_run(tmp_path / 'run', 'x', [{'loss': 1.0, 'step': 1}])
     proc = run_tool(['tools/compare_runs.py', tmp_path / 'run'], check=False)

@@ -9,6 +9,7 @@ import pytest
 from tests.utils import ROOT
 
 
+@pytest.mark.slow
 def test_second_install_is_fast_and_checks_the_imports():
     venv = Path(sys.prefix)
     if not (venv / '.vitspec-install-stamp').is_file():

@@ -1,6 +1,8 @@
 """tools/make_model_table.py: docs/model_zoo.md lists every benchmark config and is current."""
+import pytest
+
 from tests.utils import ROOT, run_tool
-from tools.make_model_table import DATASETS, describe, model_table
+from vitspec.apis.model_table import DATASETS, describe, model_table
 
 
 def test_every_config_listed_once():
@@ -17,5 +19,6 @@ def test_technique_read_from_base_lines():
                                                                 '128x128')
 
 
+@pytest.mark.slow
 def test_committed_table_is_current():
     run_tool(['tools/make_model_table.py', '--check'])

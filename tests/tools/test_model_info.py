@@ -1,8 +1,10 @@
 """tools/model_info.py: parameters over the plain backbone, FLOPs, per-block widths."""
 import json
 
+import pytest
+
 from tests.utils import ROOT, run_tool
-from tools.model_info import model_info
+from vitspec.apis.model_info import model_info
 
 DEMO = 'configs/demo/fcn_specvit-tiny-p8-{}_2xb4-500it_demo-ade20k-128x128.py'
 
@@ -21,6 +23,7 @@ def test_specialized_adds_parameters_not_flops():
     assert [b['specialized'] for b in spec['blocks']] == ['norm,qkv'] * 2 + ['norm'] * 4
 
 
+@pytest.mark.slow
 def test_layerwise_scaling_visible_per_block(tmp_path):
     config = tmp_path / 'lws.py'
     config.write_text(f"""_base_ = ['{ROOT}/configs/_base_/models/backbones/specvit-tiny-p8.py',

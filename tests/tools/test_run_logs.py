@@ -3,10 +3,11 @@ them (LocalVisBackend's vis_data/scalars.json, LoggerHook's vis_data/<ts>.json, 
 <ts>/<ts>.json)."""
 import json
 
+import pytest
 from PIL import Image
 
 from tests.utils import run_tool
-from tools.run_logs import series
+from vitspec.apis.run_logs import series
 
 
 def train_record(step, loss):
@@ -66,6 +67,7 @@ def test_series_reads_loggerhook_copy_without_scalars_json(tmp_path):
     assert series(tmp_path, 'loss') == ([10], [0.5])
 
 
+@pytest.mark.slow
 def test_curves_png(tmp_path):
     out = tmp_path / 'curves.png'
     proc = run_tool(['tools/analyze_logs.py', seg_dir(tmp_path, 'plain', 40.0),
@@ -77,6 +79,7 @@ def test_curves_png(tmp_path):
         assert img.size == (3 * 500, 350)
 
 
+@pytest.mark.slow
 def test_curves_without_any_key_is_an_error(tmp_path):
     proc = run_tool(['tools/analyze_logs.py', seg_dir(tmp_path, 'a', 1.0), '--keys', 'nope',
                      '--out', tmp_path / 'x.png'], check=False)
@@ -84,6 +87,7 @@ def test_curves_without_any_key_is_an_error(tmp_path):
     assert not (tmp_path / 'x.png').exists()
 
 
+@pytest.mark.slow
 def test_summary_table(tmp_path):
     out = tmp_path / 'results.md'
     unfinished = tmp_path / 'unfinished'
@@ -105,6 +109,7 @@ def test_summary_table(tmp_path):
     assert 'unfinished: no validation or test result' in proc.stderr
 
 
+@pytest.mark.slow
 def test_summary_only_present_columns(tmp_path):
     proc = run_tool(['tools/summarize.py', depth_dir(tmp_path)])
     assert proc.stdout.splitlines()[0] == '| run | task | result | RMSE | AbsRel | δ1 |'

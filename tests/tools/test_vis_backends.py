@@ -6,8 +6,8 @@ import pytest
 from mmengine.config import Config
 
 from tests.utils import ROOT
-from tools.progress_hook import EvalProgressBarHook, add_progress_bar
-from tools.vis_backends import add_vis_backends
+from vitspec.apis.vis_backends import add_vis_backends
+from vitspec.engine import EvalProgressBarHook
 
 DEMO = str(ROOT / 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py')
 
@@ -56,6 +56,16 @@ def test_progress_bar_counts_batches(monkeypatch):
     assert '3/3' in out.getvalue() and hook.bar is None
 
 
-def test_progress_hook_added_once():
-    cfg = add_progress_bar(add_progress_bar(Config.fromfile(DEMO)))
-    assert [h['type'] for h in cfg.custom_hooks].count('EvalProgressBarHook') == 1
+def test_progress_bar_only_on_a_terminal(monkeypatch):
+    """The runtime configs list the hook for every run; off a terminal it draws nothing."""
+    out = io.StringIO()
+    monkeypatch.setattr('sys.stdout', out)
+
+    class Runner:
+        val_dataloader = [0, 1]
+
+    hook = EvalProgressBarHook()
+    hook.before_val_epoch(Runner)
+    hook.after_val_iter(Runner, 0)
+    hook.after_val_epoch(Runner)
+    assert out.getvalue() == '' and hook.bar is None

@@ -6,7 +6,8 @@ import torch
 from PIL import Image
 
 from tests.utils import ROOT, run_tool
-from tools import visualize_features as vf
+from vitspec.apis import feature_maps as vf
+from vitspec.apis.backbone_source import load_backbone
 
 PLAIN = ROOT / 'configs/demo/fcn_specvit-tiny-p8-plain_2xb4-500it_demo-ade20k-128x128.py'
 SPEC = ROOT / 'configs/demo/fcn_specvit-tiny-p8-spec_2xb4-500it_demo-ade20k-128x128.py'
@@ -36,12 +37,12 @@ def converted(tmp_path):
 
 def run(tmp_path, models, name, seed=0, cell=48):
     out, cos = tmp_path / f'{name}.png', tmp_path / f'{name}_cos.png'
-    vf.main(['--models', *map(str, models), '--images', *images(tmp_path), '--out', str(out),
-             '--cosine-out', str(cos), '--size', '32', '--cell', str(cell),
-             '--seed', str(seed)])
+    run_tool(['tools/visualize_features.py', '--models', *models, '--images', *images(tmp_path),
+              '--out', out, '--cosine-out', cos, '--size', 32, '--cell', cell, '--seed', seed])
     return out, cos
 
 
+@pytest.mark.slow
 def test_grid_shape_and_determinism(tmp_path):
     ckpt, _ = converted(tmp_path)
     out1, cos1 = run(tmp_path, [PLAIN, SPEC, ckpt], 'a')
@@ -59,7 +60,6 @@ def test_grid_shape_and_determinism(tmp_path):
 
 def test_config_with_checkpoint_uses_its_weights(tmp_path):
     """CONFIG=CHECKPOINT takes the backbone.* weights of a whole-model checkpoint."""
-    from tools.backbone_source import load_backbone
     random_model, _ = load_backbone(str(PLAIN), seed=3)
     ckpt = tmp_path / 'iter_1.pth'
     torch.save(dict(state_dict={f'backbone.{k}': v for k, v in
@@ -97,6 +97,7 @@ def test_pca_is_sign_stable_and_in_unit_range():
         np.testing.assert_allclose(x, 1 - z, atol=1e-6)
 
 
+@pytest.mark.slow
 def test_cli_on_real_images(tmp_path, realdata):
     imgs = sorted((realdata / 'ade20k').rglob('*.jpg'))[:2]
     out = tmp_path / 'real.png'

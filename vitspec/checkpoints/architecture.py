@@ -2,7 +2,7 @@
 import math
 import re
 
-from vitspec.engine.safe_load import CheckpointError
+from vitspec.errors import CheckpointError
 from vitspec.layers.swiglu import swiglu_hidden
 
 HEAD_DIM = 64  # ViT, DeiT, DINOv2, MAE; CaiT uses 48 but its talking heads reveal the count

@@ -1,19 +1,23 @@
 """Key layouts of the checkpoints users bring, mapped to SpecViT's (timm) parameter names.
 
 Each converter takes the unwrapped tensor dict of one source layout and returns a dict in
-SpecViT's names. Nothing else in vitspec knows about foreign keys.
+SpecViT's names; ``convert_state_dict`` then drops the source-only keys. Nothing else in vitspec
+knows about foreign keys.
 """
 import re
 
-# Source-only parts a dense backbone never uses.
-DROPPED = re.compile(r'^(head\.|head_dist\.|decoder_|decoder\.|mask_token$|dist_token$)')
+# Source-only parts a dense backbone never uses, in SpecViT's (timm's) names: classifier heads
+# (DeiT's distillation head and token), the classifier's pooled-feature norm ``fc_norm`` (MAE
+# fine-tuned with global pooling has no final ``norm``: from_mae makes its fc_norm the norm
+# first), DINOv2's and MAE's ``mask_token`` and MAE's pre-training decoder. Conversion drops
+# them; loading drops those the model does not have, so an unconverted checkpoint loads too.
+SOURCE_ONLY_KEYS = re.compile(
+    r'^(head\.|head_dist\.|fc_norm\.|decoder_|decoder\.|mask_token$|dist_token$)')
 
 
 def _renamed(sd: dict, rules) -> dict:
     out = {}
     for key, value in sd.items():
-        if DROPPED.match(key):
-            continue
         for pattern, repl in rules:
             key = re.sub(pattern, repl, key)
         out[key] = value
@@ -64,4 +68,4 @@ FORMATS = dict(timm=from_timm, dinov2=from_dinov2, deit3=from_deit3, cait=from_c
 def convert_state_dict(sd: dict, fmt: str) -> dict:
     if fmt not in FORMATS:
         raise ValueError(f'unknown checkpoint format {fmt!r}; choose from {", ".join(FORMATS)}')
-    return FORMATS[fmt](sd)
+    return {k: v for k, v in FORMATS[fmt](sd).items() if not SOURCE_ONLY_KEYS.match(k)}

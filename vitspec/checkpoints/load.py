@@ -1,18 +1,19 @@
 """Loading a (converted) checkpoint into SpecViT: strict, with named exceptions."""
 import math
-import re
 from typing import NamedTuple
 
+import timm
 import torch
 from mmengine.logging import print_log
 
-from vitspec.engine.safe_load import CheckpointError, safe_torch_load
+from vitspec.errors import CheckpointError
+from vitspec.fileio import safe_torch_load
 from vitspec.layers import resample_pos_embed
+
+from .formats import SOURCE_ONLY_KEYS, convert_state_dict
 
 WRAPPER_KEYS = ('state_dict', 'model', 'teacher', 'module')
 PREFIXES = ('module.', 'backbone.')
-# Keys a source checkpoint may carry that SpecViT deliberately has no use for.
-IGNORED_SOURCE_KEYS = re.compile(r'^(head\.|head_dist\.|fc_norm\.|mask_token$|dist_token$)')
 
 
 def unwrap_state_dict(checkpoint: dict) -> dict:
@@ -71,10 +72,11 @@ def load_state_dict_strict(model, sd: dict, source: str = 'checkpoint', assign: 
 
     Keys the model can fill itself (``model.fill_missing(sd, missing)`` adds them to ``sd`` and
     returns their names, e.g. CLS copies of specialized weights) may be missing and are
-    reported; source-only keys in IGNORED_SOURCE_KEYS are dropped and reported.
+    reported; source-only keys (formats.SOURCE_ONLY_KEYS) the model lacks are dropped and
+    reported.
     """
     own = model.state_dict()
-    dropped = sorted(k for k in sd if k not in own and IGNORED_SOURCE_KEYS.match(k))
+    dropped = sorted(k for k in sd if k not in own and SOURCE_ONLY_KEYS.match(k))
     sd = {k: v for k, v in sd.items() if k not in dropped}
     missing = [k for k in own if k not in sd]
     unexpected = [k for k in sd if k not in own]
@@ -128,8 +130,6 @@ def load_pretrained(model, filename: str) -> Loaded:
 
 
 def _timm_state_dict(name: str) -> dict:
-    import timm
-    from .formats import convert_state_dict
     try:
         source = timm.create_model(name, pretrained=True, num_classes=0)
     except Exception as exc:  # offline, unknown name, hub errors: all end the same way

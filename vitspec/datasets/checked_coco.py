@@ -13,7 +13,9 @@ from mmdet.registry import DATASETS, TRANSFORMS
 from mmengine.fileio import LocalBackend, get_file_backend
 from mmengine.logging import print_log
 
-from .checked_loading import CheckedLoadImageFromFile, DataFileError
+from vitspec.errors import DataFileError
+
+from .checked_loading import CheckedLoadImageFromFile
 
 TRANSFORMS.register_module(module=CheckedLoadImageFromFile)  # its errors name the file
 MAX_LISTED = 10

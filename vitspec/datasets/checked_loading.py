@@ -11,6 +11,7 @@ from mmcv.transforms import LoadImageFromFile
 from mmengine import fileio
 from mmseg.datasets.transforms import LoadAnnotations
 from mmseg.registry import TRANSFORMS
+
 from vitspec.errors import DataFileError
 
 

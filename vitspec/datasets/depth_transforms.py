@@ -3,8 +3,10 @@ import numpy as np
 from mmcv.transforms import BaseTransform
 from mmseg.registry import TRANSFORMS
 
-from ..evaluation.depth_errors import CROPS, NYU_SIZE, crop_box, scale_box
-from .checked_loading import DataFileError, decode, read_bytes
+from vitspec.depth_crops import CROPS, NYU_SIZE, crop_box, scale_box
+from vitspec.errors import DataFileError
+
+from .checked_loading import decode, read_bytes
 
 # Training regions, (top, bottom, left, right) on 480x640 NYU images. 'nyu_train': the NYUCrop
 # of DINOv2's depth configs (zhyever/Monocular-Depth-Estimation-Toolbox

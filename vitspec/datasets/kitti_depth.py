@@ -4,7 +4,7 @@ import os.path as osp
 from mmengine.dataset import BaseDataset
 from mmseg.registry import DATASETS
 
-from .checked_loading import DataFileError
+from vitspec.errors import DataFileError
 
 
 @DATASETS.register_module()

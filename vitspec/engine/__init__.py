@@ -1,14 +1,17 @@
 """Importing this package registers its modules."""
-from . import atomic_io  # noqa: F401  (atomic checkpoint writes)
+from .cpu_distributed import CPUDistributedDataParallel
 from .empty_dataset_check import EmptyDatasetCheckHook
 from .finite_loss import FiniteLossOptimWrapper
+from .finite_loss_amp import FiniteLossAmpOptimWrapper
 from .layer_decay import LayerDecayOptimWrapperConstructor
 from .linear_probe import BackboneNotFrozenError, LinearProbeHook
 from .no_decay import no_decay_parameters
-from .safe_load import CheckpointError, safe_torch_load
+from .progress_bar_hook import EvalProgressBarHook
+from .safe_io_hook import SafeIOHook
 from .unused_parameters import UnusedParameterCheckHook, UnusedParameterError
 
-__all__ = ['BackboneNotFrozenError', 'CheckpointError', 'EmptyDatasetCheckHook',
+__all__ = ['BackboneNotFrozenError', 'CPUDistributedDataParallel',
+           'EmptyDatasetCheckHook', 'EvalProgressBarHook', 'FiniteLossAmpOptimWrapper',
            'FiniteLossOptimWrapper', 'LayerDecayOptimWrapperConstructor', 'LinearProbeHook',
-           'no_decay_parameters', 'safe_torch_load', 'UnusedParameterCheckHook',
+           'no_decay_parameters', 'SafeIOHook', 'UnusedParameterCheckHook',
            'UnusedParameterError']

@@ -2,7 +2,7 @@
 from mmengine.hooks import Hook
 from mmengine.registry import HOOKS
 
-from vitspec.datasets.checked_loading import DataFileError
+from vitspec.errors import DataFileError
 
 
 @HOOKS.register_module()

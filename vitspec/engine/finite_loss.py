@@ -8,13 +8,13 @@ from mmengine.registry import OPTIM_WRAPPERS
 NONFINITE_POLICIES = ('raise', 'skip')
 
 
-@OPTIM_WRAPPERS.register_module()
-class FiniteLossOptimWrapper(OptimWrapper):
-    """OptimWrapper that checks the loss on every rank before the backward pass.
+class FiniteLossMixin:
+    """Checks the loss on every rank before the backward pass of any mmengine OptimWrapper.
 
     ``nonfinite='raise'`` ends training with an error naming the iteration; ``'skip'`` drops
     the step (no backward, no update) and logs it. All ranks decide together, so distributed
-    training neither hangs nor lets one rank step alone.
+    training neither hangs nor lets one rank step alone. Only the loss is checked: under AMP,
+    gradients that overflow in half precision are the grad scaler's to skip, as usual.
     """
 
     def __init__(self, *args, nonfinite: str = 'raise', **kwargs):
@@ -36,3 +36,8 @@ class FiniteLossOptimWrapper(OptimWrapper):
                                      "(optim_wrapper.nonfinite='skip' skips such steps)")
         print_log(message + ': step skipped', logger='current', level=30)
         self.zero_grad(**(zero_kwargs or {}))
+
+
+@OPTIM_WRAPPERS.register_module()
+class FiniteLossOptimWrapper(FiniteLossMixin, OptimWrapper):
+    """mmengine's OptimWrapper with the finite-loss check (see FiniteLossMixin)."""

@@ -27,8 +27,19 @@ class LayerDecayOptimWrapperConstructor(DefaultOptimWrapperConstructor):
     one: exactly the parameters whose full name it matches get no weight decay. Parameters
     that do not require grad (a frozen backbone) are left out of the optimizer entirely, so
     they carry no optimizer state.
+    Any other ``paramwise_cfg`` key (``custom_keys``, ``norm_decay_mult``, ... of mmengine's
+    default constructor) is an error: these groups would silently ignore it.
     Registered in mmengine's root registry: reachable from mmseg and mmdet configs alike.
     """
+
+    PARAMWISE_KEYS = ('backbone', 'decay_rate', 'no_decay_regex')
+
+    def __init__(self, optim_wrapper_cfg: dict, paramwise_cfg: dict = None):
+        unknown = sorted(set(paramwise_cfg or {}) - set(self.PARAMWISE_KEYS))
+        if unknown:
+            raise ValueError(f'LayerDecayOptimWrapperConstructor: unknown paramwise_cfg keys '
+                           f'{unknown}; valid keys: {", ".join(self.PARAMWISE_KEYS)}')
+        super().__init__(optim_wrapper_cfg, paramwise_cfg)
 
     def add_params(self, params: List[dict], module: nn.Module, **kwargs) -> None:
         decay_rate = float(self.paramwise_cfg.get('decay_rate', 1.0))

@@ -11,7 +11,9 @@ from mmengine.evaluator import BaseMetric
 from mmengine.logging import MMLogger
 from mmseg.registry import METRICS
 
-from .depth_errors import CROPS, DEPTH_METRICS, image_errors
+from vitspec.depth_crops import CROPS
+
+from .depth_errors import DEPTH_METRICS, image_errors
 
 
 @METRICS.register_module()

@@ -2,10 +2,15 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .layer_scaled_linear import layer_scaled_linear
-from .rel_pos import (REL_POS_MODES, decomposed_rel_pos_bias, table_index, table_rel_pos_bias,
-                      table_size)
-from .specialized import SpecializedLinear
+from .plain import Linear
+from .rel_pos import (
+    REL_POS_MODES,
+    decomposed_rel_pos_bias,
+    table_index,
+    table_rel_pos_bias,
+    table_size,
+)
+from .token_layout import TokenLayout
 from .window_attention import windowed_sdpa
 
 WINDOW_PADDING = ('masked', 'zeros')
@@ -14,11 +19,12 @@ WINDOW_PADDING = ('masked', 'zeros')
 class Attention(nn.Module):
     """Multi-head self-attention over all tokens with fused SDPA (timm parameter names).
 
-    ``qkv`` may be a SpecializedLinear (separate CLS weights); the attention itself is one
-    joint attention over [CLS, registers, patches], or, with ``window_size``, ViTDet's local
-    attention within windows of the patch grid (``forward(..., hw=(h, w))``; ``window_padding``
-    'masked' or 'zeros' as ViTDet, see `windowed_sdpa`). The block's LayerScale, if given, is
-    fused into ``proj`` (see `layer_scaled_linear`).
+    ``qkv`` is built by ``qkv_layer(dim, 3 * inner, bias=qkv_bias)`` and called as
+    ``qkv(x, num_cls)``: the plain `Linear`, or a SpecializedLinear (separate CLS weights). The
+    attention itself is one joint attention over [CLS, registers, patches], or, with
+    ``window_size``, ViTDet's local attention within windows of the patch grid (the layout's
+    ``hw``; ``window_padding`` 'masked' or 'zeros' as ViTDet, see `windowed_sdpa`). The block's
+    LayerScale, if given, is fused into ``proj`` (see `layer_scale`).
 
     ``rel_pos_bias`` (see `rel_pos`): 'decomposed' adds ``rel_pos_h`` / ``rel_pos_w`` made for
     ``rel_pos_size`` (the window, or the patch grid of a global block) to the patch-patch
@@ -28,16 +34,15 @@ class Attention(nn.Module):
     """
 
     def __init__(self, dim: int, num_heads: int, qkv_bias: bool = True, head_dim: int = None,
-                 attn_drop: float = 0.0, proj_drop: float = 0.0, specialized_qkv: bool = False,
-                 lora_rank: int = None, window_size: int = 0, rel_pos_bias: str = None,
-                 rel_pos_size=None, window_padding: str = 'masked'):
+                 attn_drop: float = 0.0, proj_drop: float = 0.0, qkv_layer=Linear,
+                 window_size: int = 0, rel_pos_bias: str = None, rel_pos_size=None,
+                 window_padding: str = 'masked'):
         super().__init__()
         self.window_size = window_size
         self.num_heads = num_heads
         self.head_dim = head_dim or dim // num_heads
         inner = self.num_heads * self.head_dim
-        self.qkv = (SpecializedLinear(dim, 3 * inner, bias=qkv_bias, lora_rank=lora_rank)
-                    if specialized_qkv else nn.Linear(dim, 3 * inner, bias=qkv_bias))
+        self.qkv = qkv_layer(dim, 3 * inner, bias=qkv_bias)
         self.attn_drop = attn_drop
         self.proj = nn.Linear(inner, dim)
         self.proj_drop = nn.Dropout(proj_drop)
@@ -65,17 +70,18 @@ class Attention(nn.Module):
 
     def _qkv(self, x: torch.Tensor, num_cls: int):
         B, N, _ = x.shape
-        qkv = self.qkv(x, num_cls) if isinstance(self.qkv, SpecializedLinear) else self.qkv(x)
+        qkv = self.qkv(x, num_cls)
         qkv = qkv.reshape(B, N, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4)
         return qkv.unbind(0)
 
-    def forward(self, x: torch.Tensor, num_cls: int = 1, hw=None,
+    def forward(self, x: torch.Tensor, layout: TokenLayout = TokenLayout(),
                 layer_scale: nn.Module = None) -> torch.Tensor:
         B, N, _ = x.shape
+        num_cls, hw = layout
         q, k, v = self._qkv(x, num_cls)
         if (self.window_size or self.rel_pos_bias) and hw is None:
             raise ValueError('windowed attention and relative position bias need the patch '
-                             'grid: forward(x, hw=(h, w))')
+                             'grid: forward(x, TokenLayout(num_cls, hw=(h, w)))')
         if self.window_size:
             rel_pos = (self.rel_pos_h, self.rel_pos_w) if self.rel_pos_bias else None
             x = windowed_sdpa(q, k, v, hw, self.window_size, rel_pos, self._pad_kv())
@@ -113,4 +119,6 @@ class Attention(nn.Module):
         return table_rel_pos_bias(self.relative_position_bias_table, index).to(q.dtype)
 
     def _project(self, x: torch.Tensor, num_cls: int, layer_scale) -> torch.Tensor:
-        return self.proj_drop(layer_scaled_linear(x, self.proj, layer_scale, num_cls))
+        if layer_scale is None:
+            return self.proj_drop(self.proj(x))
+        return self.proj_drop(layer_scale.scale_linear(x, self.proj, num_cls))

@@ -1,71 +1,49 @@
-from functools import partial
+from typing import Callable, Optional, Union
 
 import torch
-from timm.layers import DropPath, LayerScale
+from timm.layers import DropPath
 from torch import nn
 
-from .attention import Attention
-from .mlp import Mlp
-from .specialized import SpecializedLayerNorm, SpecializedLayerScale
-from .swiglu import SwiGLU
-from .talking_heads import TalkingHeadAttention
+from .layer_scale import NoLayerScale
+from .plain import LayerNorm
+from .token_layout import TokenLayout
 
-LayerNorm = partial(nn.LayerNorm, eps=1e-6)
-FFN_TYPES = dict(mlp=Mlp, swiglu=SwiGLU)  # mlp: fc1, GELU, fc2; swiglu: DINOv2 ViT-g's
+Part = Union[nn.Module, Callable[[int], nn.Module]]
 
 
 class Block(nn.Module):
-    """Pre-norm transformer block; names follow timm (norm1, attn, ls1, norm2, mlp, ls2).
+    """Pre-norm transformer block built from its parts; names follow timm (norm1, attn, ls1,
+    norm2, mlp, ls2).
 
-    Options: LayerScale (``layer_scale_init``), talking heads, windowed attention
-    (``window_size``, ``window_padding``; ``forward(x, num_cls, hw)``), relative position bias
-    (``rel_pos_bias``, ``rel_pos_size``: see `Attention`), per-block head count / head width / MLP
-    width (layer-wise scaling), and CLS/patch specialization of the norms, the
-    LayerScales and ``attn.qkv`` (``forward(x, num_cls)``: the first num_cls tokens are CLS).
-    ``ffn_type``: 'mlp' or 'swiglu' (``mlp_hidden`` is then the gated width, fc1 twice it).
+    ``attn_layer``, ``mlp_layer``: a built module, or a callable ``(dim) -> module`` (e.g. a
+    partial of `Attention` / `TalkingHeadAttention` and of `Mlp` / `SwiGLU`); each is called as
+    ``part(x, layout, layer_scale)``. ``norm_layer``, ``ls_layer``: callables ``(dim) ->
+    module``, built twice (before and after the attention); norms are called as
+    ``norm(x, layout.num_cls)`` (`LayerNorm` or a SpecializedLayerNorm), LayerScales (`LayerScale`
+    or a SpecializedLayerScale; None: none) are fused into the attention's and the MLP's last
+    linear layer through their ``scale_linear``, so they cost no activation memory.
     """
 
-    def __init__(self, dim: int, num_heads: int, mlp_hidden: int, qkv_bias: bool = True,
-                 layer_scale_init: float = None, drop_path: float = 0.0, head_dim: int = None,
-                 talking_heads: bool = False, spec_norm: bool = False,
-                 spec_layer_scale: bool = False, spec_qkv: bool = False, lora_rank: int = None,
-                 window_size: int = 0, ffn_type: str = 'mlp', rel_pos_bias: str = None,
-                 rel_pos_size=None, window_padding: str = 'masked'):
+    def __init__(self, dim: int, attn_layer: Part, mlp_layer: Part,
+                 norm_layer: Callable[[int], nn.Module] = LayerNorm,
+                 ls_layer: Optional[Callable[[int], nn.Module]] = None, drop_path: float = 0.0):
         super().__init__()
-        norm = SpecializedLayerNorm if spec_norm else LayerNorm
-        attn = TalkingHeadAttention if talking_heads else Attention
-        self.norm1 = norm(dim)
-        self.attn = attn(dim, num_heads, qkv_bias=qkv_bias, head_dim=head_dim,
-                         specialized_qkv=spec_qkv, lora_rank=lora_rank, window_size=window_size,
-                         rel_pos_bias=rel_pos_bias, rel_pos_size=rel_pos_size,
-                         window_padding=window_padding)
-        self.ls1 = _layer_scale(dim, layer_scale_init, spec_layer_scale)
+        ls_layer = ls_layer or (lambda _: NoLayerScale())
+        self.norm1 = norm_layer(dim)
+        self.attn = _build(attn_layer, dim)
+        self.ls1 = ls_layer(dim)
         self.drop_path1 = DropPath(drop_path) if drop_path > 0 else nn.Identity()
-        self.norm2 = norm(dim)
-        if ffn_type not in FFN_TYPES:
-            raise ValueError(f'ffn_type must be one of {", ".join(FFN_TYPES)}, '
-                             f'got {ffn_type!r}')
-        self.mlp = FFN_TYPES[ffn_type](dim, mlp_hidden)  # mlp_hidden: the width fc2 reads
-        self.ls2 = _layer_scale(dim, layer_scale_init, spec_layer_scale)
+        self.norm2 = norm_layer(dim)
+        self.mlp = _build(mlp_layer, dim)
+        self.ls2 = ls_layer(dim)
         self.drop_path2 = DropPath(drop_path) if drop_path > 0 else nn.Identity()
 
-    def forward(self, x: torch.Tensor, num_cls: int = 1, hw=None) -> torch.Tensor:
-        # the LayerScales ride on attn.proj and mlp.fc2 (layer_scaled_linear: no extra memory)
-        h = self.attn(_tokenwise(self.norm1, x, num_cls), num_cls, hw, layer_scale=self.ls1)
+    def forward(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()) -> torch.Tensor:
+        h = self.attn(self.norm1(x, layout.num_cls), layout, self.ls1)
         x = x + self.drop_path1(h)
-        h = self.mlp(_tokenwise(self.norm2, x, num_cls), self.ls2, num_cls)
+        h = self.mlp(self.norm2(x, layout.num_cls), layout, self.ls2)
         return x + self.drop_path2(h)
 
 
-def _layer_scale(dim, init, specialized):
-    if not init:
-        if specialized:
-            raise ValueError('specializing LayerScale needs layer_scale_init')
-        return nn.Identity()
-    return SpecializedLayerScale(dim, init) if specialized else LayerScale(dim, init)
-
-
-def _tokenwise(module, x, num_cls):
-    if isinstance(module, SpecializedLayerNorm):
-        return module(x, num_cls)
-    return module(x)
+def _build(part: Part, dim: int) -> nn.Module:
+    return part if isinstance(part, nn.Module) else part(dim)

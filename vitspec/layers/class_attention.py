@@ -3,7 +3,7 @@ import torch.nn.functional as F
 from timm.layers import LayerScale, Mlp
 from torch import nn
 
-from .block import LayerNorm
+from .plain import LayerNorm
 
 
 class ClassAttention(nn.Module):

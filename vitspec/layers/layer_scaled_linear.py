@@ -7,7 +7,8 @@ that gives the weight's: with G = dy^T x, dW = gamma * G and
 d gamma = sum_i dy_i * (W x_i + b) = rowsum(G * W) + b * sum_i dy_i.
 The output is timm's ``LayerScale(Linear(x))`` bit for bit (the scale is applied after the GEMM,
 in place). A specialized LayerScale scales the first ``num_cls`` tokens by ``cls_gamma``; its
-backward adds work on those rows only.
+backward adds work on those rows only. The LayerScale modules call this from their
+``scale_linear`` (see `layer_scale`).
 """
 from typing import Optional
 
@@ -61,14 +62,11 @@ class _LayerScaledLinear(torch.autograd.Function):
         return dx, dw, None if bias is None else db, dgamma, dcls_gamma, None
 
 
-def layer_scaled_linear(x: torch.Tensor, linear: nn.Linear, layer_scale: Optional[nn.Module],
+def layer_scaled_linear(x: torch.Tensor, linear: nn.Linear, gamma: torch.Tensor,
+                        cls_gamma: Optional[torch.Tensor] = None,
                         num_cls: int = 0) -> torch.Tensor:
-    """``layer_scale(linear(x))`` for tokens (B, N, in); `layer_scale` is timm's LayerScale, a
-    SpecializedLayerScale (``cls_gamma`` for the first `num_cls` tokens), Identity or None."""
-    gamma = getattr(layer_scale, 'gamma', None)
-    if gamma is None:
-        return linear(x) if layer_scale is None else layer_scale(linear(x))
-    cls_gamma = getattr(layer_scale, 'cls_gamma', None)
+    """``linear(x) * gamma`` for tokens (B, N, in); with ``cls_gamma``, the first ``num_cls``
+    tokens are scaled by it instead (a specialized LayerScale)."""
     if cls_gamma is None:
         num_cls = 0
     return _LayerScaledLinear.apply(x, linear.weight, linear.bias, gamma, cls_gamma, num_cls)

@@ -1,12 +1,12 @@
 import torch
 from torch import nn
 
-from .layer_scaled_linear import layer_scaled_linear
+from .token_layout import TokenLayout
 
 
 class Mlp(nn.Module):
     """timm's Mlp (fc1, GELU, fc2; the same parameter names), whose fc2 can carry the block's
-    LayerScale (see `layer_scaled_linear`)."""
+    LayerScale (see `layer_scale`)."""
 
     def __init__(self, dim: int, hidden: int):
         super().__init__()
@@ -14,6 +14,9 @@ class Mlp(nn.Module):
         self.act = nn.GELU()
         self.fc2 = nn.Linear(hidden, dim)
 
-    def forward(self, x: torch.Tensor, layer_scale: nn.Module = None,
-                num_cls: int = 0) -> torch.Tensor:
-        return layer_scaled_linear(self.act(self.fc1(x)), self.fc2, layer_scale, num_cls)
+    def forward(self, x: torch.Tensor, layout: TokenLayout = TokenLayout(),
+                layer_scale: nn.Module = None) -> torch.Tensor:
+        h = self.act(self.fc1(x))
+        if layer_scale is None:
+            return self.fc2(h)
+        return layer_scale.scale_linear(h, self.fc2, layout.num_cls)

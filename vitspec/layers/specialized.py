@@ -16,8 +16,10 @@ from typing import Optional
 
 import torch
 import torch.nn.functional as F
+from timm.layers import trunc_normal_
 from torch import nn
 
+from .layer_scaled_linear import layer_scaled_linear
 from .specialized_functional import specialized_layer_norm, specialized_linear
 
 # name of a CLS-copy parameter -> the shared parameter it starts from (None: its own init)
@@ -68,10 +70,18 @@ class SpecializedLayerNorm(_Specialized):
         super().__init__()
         self.normalized_shape = (dim,)
         self.eps = eps
-        self.weight = nn.Parameter(torch.ones(dim))
-        self.bias = nn.Parameter(torch.zeros(dim))
-        self.cls_weight = nn.Parameter(torch.ones(dim))
-        self.cls_bias = nn.Parameter(torch.zeros(dim))
+        self.weight = nn.Parameter(torch.empty(dim))
+        self.bias = nn.Parameter(torch.empty(dim))
+        self.cls_weight = nn.Parameter(torch.empty(dim))
+        self.cls_bias = nn.Parameter(torch.empty(dim))
+        self.reset_parameters()
+
+    @torch.no_grad()
+    def reset_parameters(self) -> None:
+        """nn.LayerNorm's init for both copies: weight 1, bias 0."""
+        for weight, bias in ((self.weight, self.bias), (self.cls_weight, self.cls_bias)):
+            nn.init.ones_(weight)
+            nn.init.zeros_(bias)
 
     def forward(self, x: torch.Tensor, num_cls: int) -> torch.Tensor:
         if not num_cls:
@@ -91,8 +101,20 @@ class SpecializedLayerScale(_Specialized):
 
     def __init__(self, dim: int, init_value: float = 1e-5):
         super().__init__()
-        self.gamma = nn.Parameter(init_value * torch.ones(dim))
-        self.cls_gamma = nn.Parameter(init_value * torch.ones(dim))
+        self.init_value = init_value
+        self.gamma = nn.Parameter(torch.empty(dim))
+        self.cls_gamma = nn.Parameter(torch.empty(dim))
+        self.reset_parameters()
+
+    @torch.no_grad()
+    def reset_parameters(self) -> None:
+        """Both copies at ``init_value``."""
+        nn.init.constant_(self.gamma, self.init_value)
+        nn.init.constant_(self.cls_gamma, self.init_value)
+
+    def scale_linear(self, x: torch.Tensor, linear: nn.Linear, num_cls: int) -> torch.Tensor:
+        """``self(linear(x), num_cls)``, fused (see `layer_scale`)."""
+        return layer_scaled_linear(x, linear, self.gamma, self.cls_gamma, num_cls)
 
     def forward(self, x: torch.Tensor, num_cls: int) -> torch.Tensor:
         out = x * self.gamma
@@ -142,6 +164,16 @@ class SpecializedLinear(_Specialized):
             nn.init.uniform_(self.cls_bias, -bound, bound)
         if self.lora_rank:
             self.init_cls_from_shared()
+
+    @torch.no_grad()
+    def init_weights(self, std: float = 0.02) -> None:
+        """timm's ViT init for both copies: weights (LoRA: A) truncated normal, biases 0
+        (LoRA: B = 0)."""
+        trunc_normal_(self.weight, std=std)
+        trunc_normal_(self.cls_lora_a if self.lora_rank else self.cls_weight, std=std)
+        for zero in (self.bias, self.cls_bias, self.cls_lora_b if self.lora_rank else None):
+            if zero is not None:
+                nn.init.zeros_(zero)
 
     @torch.no_grad()
     def init_cls_from_shared(self) -> None:

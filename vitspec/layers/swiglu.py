@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .layer_scaled_linear import layer_scaled_linear
+from .token_layout import TokenLayout
 
 
 def swiglu_hidden(mlp_hidden: int) -> int:
@@ -27,7 +27,10 @@ class SwiGLU(nn.Module):
         self.fc1 = nn.Linear(dim, 2 * hidden)
         self.fc2 = nn.Linear(hidden, dim)
 
-    def forward(self, x: torch.Tensor, layer_scale: nn.Module = None,
-                num_cls: int = 0) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, layout: TokenLayout = TokenLayout(),
+                layer_scale: nn.Module = None) -> torch.Tensor:
         gate, value = self.fc1(x).chunk(2, dim=-1)
-        return layer_scaled_linear(F.silu(gate) * value, self.fc2, layer_scale, num_cls)
+        h = F.silu(gate) * value
+        if layer_scale is None:
+            return self.fc2(h)
+        return layer_scale.scale_linear(h, self.fc2, layout.num_cls)

@@ -3,6 +3,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .attention import Attention
+from .token_layout import TokenLayout
 
 
 def _mix_heads(attn: torch.Tensor, linear: nn.Linear) -> torch.Tensor:
@@ -24,11 +25,12 @@ class TalkingHeadAttention(Attention):
         self.proj_l = nn.Linear(num_heads, num_heads)
         self.proj_w = nn.Linear(num_heads, num_heads)
 
-    def forward(self, x: torch.Tensor, num_cls: int = 1, hw=None,
+    def forward(self, x: torch.Tensor, layout: TokenLayout = TokenLayout(),
                 layer_scale: nn.Module = None) -> torch.Tensor:
         if self.window_size:
             raise ValueError('talking heads mix all heads over all tokens: no windowed form')
         B, N, _ = x.shape
+        num_cls = layout.num_cls
         q, k, v = self._qkv(x, num_cls)
         attn = (q * self.scale) @ k.transpose(-2, -1)
         attn = _mix_heads(attn, self.proj_l).softmax(dim=-1)

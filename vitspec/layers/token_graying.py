@@ -7,7 +7,8 @@ TOKEN_GRAYING_MODES = ('dct', 'svd')
 
 
 def patchify(x: torch.Tensor, patch_size: int) -> torch.Tensor:
-    """(B, C, H, W) -> (B, N, P*P*C): one row per patch (raster order), pixels in (p, q, c) order."""
+    """(B, C, H, W) -> (B, N, P*P*C): one row per patch (raster order), pixels in (p, q, c)
+    order."""
     B, C, H, W = x.shape
     p = patch_size
     if H % p or W % p:
@@ -32,7 +33,8 @@ def _safe_max(x: torch.Tensor) -> torch.Tensor:
 
 
 def svd_graying(x: torch.Tensor, eps: float) -> torch.Tensor:
-    """SVD-TG on token matrices (..., N, d): s <- s_max * (s / s_max)**eps, so kappa -> kappa**eps."""
+    """SVD-TG on token matrices (..., N, d): s <- s_max * (s / s_max)**eps, so
+    kappa -> kappa**eps."""
     u, s, vh = torch.linalg.svd(x, full_matrices=False)
     s_max = _safe_max(s[..., :1])
     s = s_max * (s / s_max).pow(eps)
@@ -40,7 +42,8 @@ def svd_graying(x: torch.Tensor, eps: float) -> torch.Tensor:
 
 
 def dct_graying(x: torch.Tensor, eps: float) -> torch.Tensor:
-    """DCT-TG on token matrices (..., N, d): c <- sign(c) * c_max * (|c| / c_max)**eps on D_N x D_d^T."""
+    """DCT-TG on token matrices (..., N, d): c <- sign(c) * c_max * (|c| / c_max)**eps on
+    D_N x D_d^T."""
     c = dct(dct(x, -1), -2)
     c_max = _safe_max(c.abs().amax(dim=(-2, -1), keepdim=True))
     c = c.sign() * c_max * (c.abs() / c_max).pow(eps)
@@ -48,7 +51,8 @@ def dct_graying(x: torch.Tensor, eps: float) -> torch.Tensor:
 
 
 class TokenGraying(nn.Module):
-    """Token Graying ("Always Skip Attention", arXiv 2505.01996) on the image, before patch embedding.
+    """Token Graying ("Always Skip Attention", arXiv 2505.01996) on the image, before patch
+    embedding.
 
     Each image is patchified to X (N, P*P*C), one row per patch, and X is pre-conditioned so that
     its condition number kappa = s_max / s_min drops:
@@ -58,7 +62,7 @@ class TokenGraying(nn.Module):
       time in the paper); kept as the reference.
     - 'dct': C = D_N X D_d^T (orthonormal DCT-II along the patch and the pixel axes, by FFT),
       c <- sign(c) * c_max * (|c| / c_max)**eps, X~ = D_N^T C D_d. The exact rule is not public;
-      this is our reading (methods.md 2.4), the direct analogue of the SVD rule. It keeps the
+      this is our reading of the paper, the direct analogue of the SVD rule. It keeps the
       largest |DCT coefficient| and every sign; the Frobenius norm can only grow (by at most
       sqrt(N*d) * c_max). It lowers kappa on natural images, it does not set it to kappa**eps.
 
@@ -78,7 +82,8 @@ class TokenGraying(nn.Module):
     def __init__(self, patch_size: int, mode: str = 'dct', *, eps: float):
         super().__init__()
         if mode not in TOKEN_GRAYING_MODES:
-            raise ValueError(f'token graying mode must be one of {TOKEN_GRAYING_MODES}, got {mode!r}')
+            raise ValueError(f'token graying mode must be one of {TOKEN_GRAYING_MODES}, '
+                             f'got {mode!r}')
         if not 0.0 < eps <= 1.0:
             raise ValueError(f'token graying eps must be in (0, 1] (1 is the identity), got {eps}')
         if patch_size < 1:

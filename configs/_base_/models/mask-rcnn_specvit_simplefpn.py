@@ -1,6 +1,6 @@
-# Mask R-CNN as ViTDet (methods.md §5.5): SimpleFPN from the last ViT map, RPN with 2 convs,
-# 4conv1fc box head and mask head, LayerNorm-2d in neck and heads. Leaves fill in the backbone
-# (a SpecViT fragment) and the neck's in_channels.
+# Mask R-CNN as ViTDet (Li et al. 2022, arXiv 2203.16527): SimpleFPN from the last ViT map,
+# RPN with 2 convs, 4conv1fc box head and mask head, LayerNorm-2d in neck and heads. Leaves fill
+# in the backbone (a SpecViT fragment) and the neck's in_channels.
 _base_ = ['mmdet::_base_/models/mask-rcnn_r50_fpn.py']
 norm_cfg = dict(type='LN2d', eps=1e-6, requires_grad=True)
 model = dict(

@@ -1,6 +1,6 @@
 # A short iteration-based schedule for the demo data on CPU.
 optim_wrapper = dict(
-    type='OptimWrapper',
+    type='FiniteLossOptimWrapper',
     optimizer=dict(type='AdamW', lr=1e-3, betas=(0.9, 0.999), weight_decay=0.05),
     clip_grad=dict(max_norm=1.0))
 max_iters = 500

@@ -11,12 +11,15 @@
 #   0.95 before training, anneals it to 0.85 by iteration 0.3 * 38400 - 1 = 11519, and back to
 #   0.95 at the last one. mmengine's momentum schedulers start from the optimizer's beta1, hence
 #   betas=(0.95, 0.999) here for the published (0.9, 0.999) that the hook overrides at once.
+# The backbone is frozen (frozen_stages, guarded by runtime_probe.py's LinearProbeHook) and left out
+# of the optimizer, so the published backbone lr_mult 0.1 acts on no parameter; it is kept as
+# published.
 # GPUs: 2 images per GPU; the GPU count of the published runs was not found (8 assumed here).
 max_iters = 38400
 warmup_iters = 12800
 momentum_turn = 11519  # int(0.3 * max_iters) - 1, mmcv's end of the first momentum phase
 optim_wrapper = dict(
-    type='OptimWrapper',
+    type='FiniteLossOptimWrapper',
     optimizer=dict(type='AdamW', lr=1e-4, betas=(0.95, 0.999), weight_decay=0.01),
     clip_grad=dict(max_norm=35, norm_type=2),
     paramwise_cfg=dict(custom_keys=dict(

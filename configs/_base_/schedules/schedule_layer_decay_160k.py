@@ -5,9 +5,10 @@
 # vitspec/engine/layer_decay.py); LinearLR from 1e-6 over 1500 iterations, then PolyLR power 1.0
 # to 0 from 1500 to 160k; mixed precision with a dynamic loss scale (the config's
 # fp16 = dict(loss_scale='dynamic'); mmseg 1.x reads it only through --amp, so it is written
-# here as AmpOptimWrapper); 160k iterations, checkpoint and validation every 16k.
+# here as AmpOptimWrapper, in its finite-loss form); 160k iterations, checkpoint and validation
+# every 16k.
 optim_wrapper = dict(
-    type='AmpOptimWrapper', loss_scale='dynamic',
+    type='FiniteLossAmpOptimWrapper', loss_scale='dynamic',
     optimizer=dict(type='AdamW', lr=1e-4, betas=(0.9, 0.999), weight_decay=0.05),
     constructor='LayerDecayOptimWrapperConstructor',
     paramwise_cfg=dict(decay_rate=0.65))

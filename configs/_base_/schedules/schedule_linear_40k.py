@@ -8,7 +8,7 @@
 # Checkpoint and evaluation every 10k iterations. The frozen backbone is left out of the
 # optimizer by LayerDecayOptimWrapperConstructor (decay_rate 1.0: no layer-wise decay).
 optim_wrapper = dict(
-    type='OptimWrapper',
+    type='FiniteLossOptimWrapper',
     optimizer=dict(type='AdamW', lr=1e-3, betas=(0.9, 0.999), weight_decay=1e-4),
     constructor='LayerDecayOptimWrapperConstructor',
     paramwise_cfg=dict(decay_rate=1.0))

@@ -3,12 +3,12 @@
 # 64, AdamW lr 1e-4, betas (0.9, 0.999), wd 0.1, layer-wise lr decay (0.7 for ViT-B, 0.8 for
 # ViT-L: set by the leaf), 250-iteration linear warmup from 0.001, x0.1 at 163,889 and 177,546,
 # mixed precision (train.amp.enabled=True; mmengine's AmpOptimWrapper, as mmdet's
-# projects/ViTDet/configs/lsj-100e_coco-instance.py). No weight decay exactly where ViTDet has
-# none: nn.LayerNorm parameters (weight_decay_norm=0.0; the LayerNorm-2d of neck and heads is
-# detectron2's own LayerNorm class, which is decayed) and pos_embed (overrides); biases, relative
-# position biases and everything else decay.
+# projects/ViTDet/configs/lsj-100e_coco-instance.py; here its finite-loss form). No weight decay
+# exactly where ViTDet has none: nn.LayerNorm parameters (weight_decay_norm=0.0; the LayerNorm-2d
+# of neck and heads is detectron2's own LayerNorm class, which is decayed) and pos_embed
+# (overrides); biases, relative position biases and everything else decay.
 optim_wrapper = dict(
-    type='AmpOptimWrapper',
+    type='FiniteLossAmpOptimWrapper',
     optimizer=dict(type='AdamW', lr=1e-4, betas=(0.9, 0.999), weight_decay=0.1),
     constructor='LayerDecayOptimWrapperConstructor',
     paramwise_cfg=dict(decay_rate=0.7,

@@ -5,8 +5,8 @@ come from a plain checkpoint's shared weights (LoRA factors at their init, B = 0
 the plain backbone's to the last bit; Token Graying on a backbone that was never trained with it
 only feeds the frozen weights inputs they never saw. Either way the probe measures nothing.
 """
-from vitspec.layers.specialized import is_cls_key
 from vitspec.errors import InertProbeError
+from vitspec.layers.specialized import is_cls_key
 
 
 def refuse_inert_probe(backbone, filled, source_cfg, source: str):

@@ -1,5 +1,5 @@
 """SpecViT: one plain-ViT backbone whose options switch the backbone techniques on."""
-import re
+import inspect
 from typing import Sequence, Union
 
 import torch
@@ -8,41 +8,25 @@ from mmengine.model.weight_init import trunc_normal_
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from vitspec.layers import Block, PatchEmbed, center_pad_to_multiple, resample_pos_embed
-from vitspec.layers.block import LayerNorm
+from vitspec.checkpoints import load_pretrained
+from vitspec.layers import LayerNorm, TokenLayout
 from vitspec.layers.class_attention import ClassAttentionBlock
-from vitspec.layers.layer_scaling import layerwise_widths
-from vitspec.layers.specialized import SpecializedLinear, is_cls_key, shared_key
+from vitspec.layers.patch_embed import PatchEmbed, center_pad_to_multiple
+from vitspec.layers.pos_embed import resample_pos_embed
 from vitspec.layers.swiglu import swiglu_hidden
 from vitspec.layers.token_graying import TokenGraying
+from vitspec.layers.vit_init import init_vit_weights
+
 from ..registry import register_backbone
+from .block_parts import build_blocks
 from .inert_probe import refuse_inert_probe
+from .missing_keys import fill_missing_keys
 from .options import merge_options, unknown_key_error
 
 # layer_scale=None: specialize the LayerScales when the backbone has them
 SPECIALIZE = dict(norm=True, layer_scale=None, blocks='all', qkv_blocks='first_third',
                   lora_rank=None, registers='patch')
-LAYERWISE_SCALING = dict(alpha=(0.5, 1.0), beta=(0.5, 4.0), head_dim=64, ffn_divisor=64)
 TOKEN_GRAYING = dict(mode='dct', eps=None)
-REL_POS_PARAMS = ('rel_pos_h', 'rel_pos_w', 'relative_position_bias_table')
-
-
-def block_set(spec, num_layers: int, owner: str) -> set:
-    """Block indices from 'all' | 'first_third' | 'first_half' | an int n (first n) | a list."""
-    named = dict(all=num_layers, first_third=num_layers // 3, first_half=num_layers // 2)
-    if spec is None:
-        return set()
-    if isinstance(spec, str):
-        if spec not in named:
-            raise ValueError(f'{owner}: {spec!r} is not one of {", ".join(named)}, an int or '
-                             f'a list')
-        return set(range(named[spec]))
-    if isinstance(spec, int):
-        return set(range(spec))
-    blocks = {i % num_layers for i in spec}
-    if any(not -num_layers <= i < num_layers for i in spec):
-        raise ValueError(f'{owner}: block indices {list(spec)} out of range for {num_layers}')
-    return blocks
 
 
 @register_backbone
@@ -184,7 +168,6 @@ class SpecViT(BaseModule):
         num_pos = self.grid_size[0] * self.grid_size[1] + int(pos_embed_cls)
         self.pos_embed = nn.Parameter(torch.zeros(1, num_pos, embed_dims))
 
-        head_dim = None
         mlp_hidden = int(embed_dims * mlp_ratio)
         if ffn_type == 'swiglu':
             mlp_hidden = swiglu_hidden(mlp_hidden)
@@ -192,32 +175,14 @@ class SpecViT(BaseModule):
             raise ValueError(f"SpecViT ffn_type must be 'mlp' or 'swiglu', got {ffn_type!r}")
         if self.class_attn and ffn_type != 'mlp':
             raise ValueError("class-attention layers (CaiT) use the plain MLP: ffn_type='mlp'")
-        widths = [(num_heads, mlp_hidden)] * num_layers
-        if layerwise_scaling:
-            ls = merge_options('SpecViT layerwise_scaling', layerwise_scaling, LAYERWISE_SCALING)
-            head_dim = ls['head_dim']
-            widths = layerwise_widths(num_layers, embed_dims, head_dim, ls['alpha'], ls['beta'],
-                                      ffn_divisor=ls['ffn_divisor'])
-        spec_blocks = block_set(spec['blocks'], num_layers, 'specialize.blocks') if spec else ()
-        qkv_blocks = block_set(spec['qkv_blocks'], num_layers, 'specialize.qkv_blocks') \
-            if spec else ()
-        global_blocks = block_set(list(global_attn_indexes), num_layers, 'global_attn_indexes')
-        windows = [0 if i in global_blocks else window_size for i in range(num_layers)]
-        patch_grid = (img_size[0] // patch_size, img_size[1] // patch_size)
-        rel_sizes = [(ws, ws) if ws else patch_grid for ws in windows]
-        dpr = [drop_path_rate * i / max(num_layers - 1, 1) for i in range(num_layers)]
-        self.blocks = nn.ModuleList([
-            Block(embed_dims, heads, hidden, qkv_bias=qkv_bias, layer_scale_init=layer_scale_init,
-                  drop_path=dpr[i], head_dim=head_dim, talking_heads=talking_heads,
-                  spec_norm=i in spec_blocks and spec['norm'],
-                  spec_layer_scale=bool(i in spec_blocks and spec['layer_scale'] is not False
-                                        and layer_scale_init),
-                  spec_qkv=i in qkv_blocks, lora_rank=spec and spec['lora_rank'],
-                  window_size=windows[i], ffn_type=ffn_type, rel_pos_bias=rel_pos_bias,
-                  rel_pos_size=rel_sizes[i] if rel_pos_bias else None,
-                  window_padding=window_padding)
-            for i, (heads, hidden) in enumerate(widths)
-        ])
+        self.blocks = build_blocks(
+            embed_dims, num_layers, num_heads, mlp_hidden,
+            patch_grid=(img_size[0] // patch_size, img_size[1] // patch_size),
+            layerwise_scaling=layerwise_scaling, spec=spec, window_size=window_size,
+            global_attn_indexes=global_attn_indexes, drop_path_rate=drop_path_rate,
+            qkv_bias=qkv_bias, talking_heads=talking_heads, ffn_type=ffn_type,
+            rel_pos_bias=rel_pos_bias, window_padding=window_padding,
+            layer_scale_init=layer_scale_init)
         self.blocks_token_only = nn.ModuleList([
             ClassAttentionBlock(embed_dims, num_heads, mlp_ratio, qkv_bias, layer_scale_init)
             for _ in range(num_class_attn_layers)
@@ -227,7 +192,6 @@ class SpecViT(BaseModule):
 
     def init_weights(self):
         if self.init_cfg is not None and self.init_cfg.get('type') == 'Pretrained':
-            from vitspec.checkpoints import load_pretrained
             source = self.init_cfg['checkpoint']
             loaded = load_pretrained(self, source)
             refuse_inert_probe(self, loaded.filled, loaded.backbone_cfg, source)
@@ -237,40 +201,14 @@ class SpecViT(BaseModule):
         for token in (self.cls_token, self.reg_token):
             if token is not None:
                 nn.init.normal_(token, std=1e-6)
-        for m in self.modules():
-            if isinstance(m, (nn.Linear, SpecializedLinear)):
-                for name, p in m.named_parameters(recurse=False):
-                    if name in ('weight', 'cls_weight', 'cls_lora_a'):
-                        trunc_normal_(p, std=0.02)
-                    elif name in ('bias', 'cls_bias', 'cls_lora_b'):
-                        nn.init.zeros_(p)
+        init_vit_weights(self, std=0.02)
         super().init_weights()
 
     def fill_missing(self, sd: dict, missing) -> list:
-        """Missing CLS copies of specialized weights start from the shared (patch) weights;
-        LoRA factors and relative position biases (absent from e.g. MAE pretraining) keep
-        their own init (B = 0; zero bias), and so do LayerScales initialised to 1.0 (MAE's
-        segmentation fine-tuning), which leave the loaded network's function unchanged.
-        Returns the keys added to ``sd``."""
-        own = self.state_dict()
-        filled = []
-        for key in missing:
-            identity_ls = self.layer_scale_init == 1.0 and re.search(r'\.ls[12]\.gamma$', key)
-            if key.rpartition('.')[2] in REL_POS_PARAMS or identity_ls:
-                sd[key] = own[key]
-                filled.append(key)
-                continue
-            if not is_cls_key(key):
-                continue
-            src = shared_key(key)
-            if src is None:
-                sd[key] = own[key]
-            elif src in sd:
-                sd[key] = sd[src].clone()
-            else:
-                continue
-            filled.append(key)
-        return filled
+        """Adds to ``sd`` the ``missing`` keys this backbone can start itself (see
+        `fill_missing_keys`); returns them."""
+        return fill_missing_keys(self.state_dict(), sd, missing,
+                                 identity_layer_scale=self.layer_scale_init == 1.0)
 
     def get_layer_depth(self, param_name: str, prefix: str = ''):
         """(depth of the parameter, number of depths) for layer-wise lr decay: 0 for the
@@ -310,12 +248,13 @@ class SpecViT(BaseModule):
         if self.token_graying is not None:
             x = self.token_graying(x)
         x, (h, w) = self._embed(x)
+        layout = TokenLayout(self.num_cls, (h, w))
         outs = []
         for i, blk in enumerate(self.blocks):
             if self.with_cp and x.requires_grad:
-                x = checkpoint(blk, x, self.num_cls, (h, w), use_reentrant=False)
+                x = checkpoint(blk, x, layout, use_reentrant=False)
             else:
-                x = blk(x, self.num_cls, (h, w))
+                x = blk(x, layout)
             if i in self.out_indices:
                 y = self.norm(x) if self.final_norm else x
                 fmap = y[:, self.num_prefix_tokens:].transpose(1, 2).reshape(B, -1, h, w)
@@ -354,6 +293,5 @@ class SpecViT(BaseModule):
 
 
 def _init_args(cls):
-    import inspect
     params = inspect.signature(cls.__init__).parameters
     return [n for n, p in params.items() if n != 'self' and p.kind == p.POSITIONAL_OR_KEYWORD]

@@ -6,6 +6,7 @@ import torch.nn.functional as F
 from mmseg.registry import MODELS
 from torch import nn
 
+from .backbone_outputs import split_cls
 from .depth_head import DepthHead
 
 READOUTS = ('ignore', 'add', 'project')
@@ -97,12 +98,9 @@ class DPTDepthHead(DepthHead):
             nn.Conv2d(32, self.out_dims, 1))
 
     def _readout(self, level: int, item) -> torch.Tensor:
-        fmap, cls = item if isinstance(item, (tuple, list)) else (item, None)
         if self.readout_type == 'ignore':
-            return fmap
-        if cls is None:
-            raise ValueError(f"readout_type={self.readout_type!r} needs (map, cls) backbone "
-                             'outputs: set output_cls_token=True on the backbone')
+            return split_cls(item)[0]
+        fmap, cls = split_cls(item, cls_needed_by=f'readout_type={self.readout_type!r}')
         if self.readout_type == 'add':
             return fmap + cls[:, :, None, None]
         B, C, H, W = fmap.shape

@@ -5,6 +5,8 @@ from mmcv.cnn import build_norm_layer
 from mmseg.models.decode_heads.decode_head import BaseDecodeHead
 from mmseg.registry import MODELS
 
+from .backbone_outputs import split_cls
+
 
 @MODELS.register_module()
 class LinearBNHead(BaseDecodeHead):
@@ -27,5 +29,5 @@ class LinearBNHead(BaseDecodeHead):
         self.bn = build_norm_layer(self.norm_cfg, self.channels)[1]
 
     def forward(self, inputs):
-        maps = [x[0] if isinstance(x, (tuple, list)) else x for x in inputs]
+        maps = [split_cls(x)[0] for x in inputs]
         return self.cls_seg(self.bn(self._transform_inputs(maps)))

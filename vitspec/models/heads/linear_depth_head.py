@@ -7,6 +7,7 @@ from mmcv.cnn import build_norm_layer
 from mmseg.registry import MODELS
 from torch import nn
 
+from .backbone_outputs import split_cls
 from .depth_head import DepthHead
 
 
@@ -15,11 +16,8 @@ def patch_maps_with_cls(inputs: Sequence, use_cls_token: bool) -> list:
     map with the CLS token broadcast to every position and concatenated along channels."""
     maps = []
     for item in inputs:
-        fmap, cls = item if isinstance(item, (tuple, list)) else (item, None)
+        fmap, cls = split_cls(item, cls_needed_by='use_cls_token=True' if use_cls_token else None)
         if use_cls_token:
-            if cls is None:
-                raise ValueError('use_cls_token=True needs (map, cls) backbone outputs: '
-                                 'set output_cls_token=True on the backbone')
             fmap = torch.cat([fmap, cls[:, :, None, None].expand_as(fmap)], dim=1)
         maps.append(fmap)
     return maps

@@ -1,5 +1,9 @@
-"""What tools/train.py and tools/test.py share: config from the command line, and a Runner
-that also works distributed on CPU (gloo) when no GPU is present."""
+"""What tools/train.py and tools/test.py share: a config from the command line, and a Runner
+that also works distributed on CPU (gloo) when no GPU is present.
+
+Everything a run does (finite-loss guard, hooks, safe checkpoint I/O) is declared by the config
+itself, so mmseg's and mmdet's own tools/train.py run our configs the same way.
+"""
 import datetime
 import os
 import os.path as osp
@@ -12,8 +16,8 @@ from mmengine.logging import print_log
 from mmengine.registry import RUNNERS
 from mmengine.runner import Runner
 
-import vitspec  # noqa: F401  registers modules and the safe checkpoint loader
-from tools.progress_hook import add_progress_bar
+from vitspec.engine.finite_loss_amp import AMP_FORM, AMP_WRAPPERS
+from vitspec.errors import DataFileError
 
 DIST_TIMEOUT_S = int(os.environ.get('VITSPEC_DIST_TIMEOUT', 1800))
 
@@ -30,50 +34,33 @@ def config_from_args(args) -> Config:
     return cfg
 
 
-def _replace_sync_bn(node):
-    """SyncBN needs CUDA; on CPU the same model uses BN (statistics stay per process)."""
-    if isinstance(node, dict):
-        if node.get('type') == 'SyncBN':
-            node['type'] = 'BN'
-        for value in node.values():
-            _replace_sync_bn(value)
-    elif isinstance(node, (list, tuple)):
-        for value in node:
-            _replace_sync_bn(value)
+def enable_amp(cfg: Config) -> Config:
+    """The config's optimizer wrapper in its mixed-precision form, finite-loss guard kept."""
+    kind = cfg.optim_wrapper.get('type', 'OptimWrapper')
+    if kind in AMP_FORM:
+        cfg.optim_wrapper.type = AMP_FORM[kind]
+        cfg.optim_wrapper.setdefault('loss_scale', 'dynamic')
+    elif kind not in AMP_WRAPPERS:
+        raise ValueError(f'--amp: optim_wrapper.type {kind!r} has no mixed-precision form here '
+                         f'(known: {", ".join(sorted(AMP_FORM))}; already mixed precision: '
+                         f'{", ".join(AMP_WRAPPERS)})')
+    return cfg
 
 
 def setup_cpu_distributed(cfg: Config):
-    """mmengine's init_dist calls torch.cuda.set_device; on CPU start gloo ourselves first
-    (the Runner then skips its own init) and wrap the model in DDP without device ids. With BN
-    in place of SyncBN, buffers are broadcast from rank 0 so that every rank (and the saved
-    checkpoint) holds the same running statistics."""
+    """mmengine's init_dist calls torch.cuda.set_device, so on CPU the launcher starts gloo
+    itself (the Runner then skips its own init) and names the CPU model wrapper, which reverts
+    SyncBN to BN and broadcasts buffers."""
     if not dist.is_initialized():
         dist.init_process_group('gloo', timeout=datetime.timedelta(seconds=DIST_TIMEOUT_S))
-    cfg.model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=None,
-                                 broadcast_buffers=True,
+    cfg.model_wrapper_cfg = dict(type='CPUDistributedDataParallel',
                                  find_unused_parameters=cfg.get('find_unused_parameters', False))
-    _replace_sync_bn(cfg.model)
-    print_log('no CUDA: distributed on CPU with gloo, SyncBN replaced by BN', logger='current')
-
-
-def guard_nonfinite_loss(cfg: Config):
-    """A plain OptimWrapper becomes FiniteLossOptimWrapper: a NaN/inf loss stops training
-    (or, with optim_wrapper.nonfinite='skip', skips the step) instead of reaching the weights."""
-    wrapper = cfg.get('optim_wrapper')
-    if wrapper is not None and wrapper.get('type', 'OptimWrapper') == 'OptimWrapper':
-        wrapper['type'] = 'FiniteLossOptimWrapper'
+    print_log('no CUDA: distributed on CPU with gloo, SyncBN reverted to BN', logger='current')
 
 
 def build_runner(cfg: Config) -> Runner:
-    guard_nonfinite_loss(cfg)
-    add_progress_bar(cfg)  # validation and test batches, on a terminal only
-    cfg.custom_hooks = [*cfg.custom_hooks, dict(type='EmptyDatasetCheckHook'),
-                        dict(type='UnusedParameterCheckHook')]
-    if not torch.cuda.is_available():
-        if cfg.launcher != 'none':
-            setup_cpu_distributed(cfg)
-        else:
-            _replace_sync_bn(cfg.model)
+    if cfg.get('launcher', 'none') != 'none' and not torch.cuda.is_available():
+        setup_cpu_distributed(cfg)
     if 'runner_type' in cfg:
         return RUNNERS.build(cfg)
     return Runner.from_cfg(cfg)
@@ -89,7 +76,6 @@ def empty_datasets_explained(cfg: Config):
     except ValueError as exc:
         if 'need at least one array to concatenate' not in str(exc):
             raise
-        from vitspec.datasets import DataFileError
         roots = {split: cfg[f'{split}_dataloader'].dataset.get('data_root')
                  for split in ('train', 'val', 'test') if cfg.get(f'{split}_dataloader')}
         raise DataFileError(f'a dataset is empty: no samples found under {roots}') from None

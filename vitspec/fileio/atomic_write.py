@@ -1,13 +1,16 @@
 """Atomic file writes: a crash mid-write never leaves a half file under the final name.
 
-Importing this module makes mmengine's local file backend (used for checkpoints and the
-``last_checkpoint`` pointer) write to a temporary file beside the target and rename it.
+The bytes go to a temporary file beside the target, which is then renamed over it.
+``AtomicLocalBackend`` is mmengine's local file backend (checkpoints, the ``last_checkpoint``
+pointer) writing this way; ``install_safe_io`` puts it into mmengine.
 """
+import io
 import os
 import os.path as osp
 import tempfile
 
-from mmengine.fileio import LocalBackend, register_backend
+import torch
+from mmengine.fileio import LocalBackend
 
 
 def atomic_write_bytes(data: bytes, path) -> None:
@@ -27,6 +30,13 @@ def atomic_write_bytes(data: bytes, path) -> None:
         raise
 
 
+def atomic_torch_save(obj, path) -> None:
+    """torch.save that never leaves a half-written file under ``path``."""
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    atomic_write_bytes(buffer.getvalue(), path)
+
+
 class AtomicLocalBackend(LocalBackend):
     """mmengine's LocalBackend with atomic ``put`` / ``put_text``."""
 
@@ -35,6 +45,3 @@ class AtomicLocalBackend(LocalBackend):
 
     def put_text(self, obj: str, filepath, encoding: str = 'utf-8') -> None:
         atomic_write_bytes(obj.encode(encoding), filepath)
-
-
-register_backend('local', AtomicLocalBackend, prefixes='', force=True)

@@ -11,7 +11,7 @@ from mmengine.registry import HOOKS
 from mmengine.utils import ProgressBar
 
 
-@HOOKS.register_module(force=True)
+@HOOKS.register_module()
 class EvalProgressBarHook(Hook):
     priority = 'VERY_LOW'
 
@@ -50,11 +50,3 @@ class EvalProgressBarHook(Hook):
     def after_test_epoch(self, runner, metrics=None):
         self._end()
 
-
-def add_progress_bar(cfg):
-    """Append the hook to cfg.custom_hooks (once)."""
-    hooks = list(cfg.get('custom_hooks') or [])
-    if not any(h.get('type') == 'EvalProgressBarHook' for h in hooks):
-        hooks.append(dict(type='EvalProgressBarHook'))
-    cfg.custom_hooks = hooks
-    return cfg

@@ -1,5 +1,6 @@
-"""Where the analysis tools get a SpecViT from: a config, a config plus weights, or a converted
-checkpoint (tools/convert_checkpoint.py stores the architecture in meta['backbone_cfg']).
+"""Where the analysis tools (model_info, visualize_features) get a SpecViT from: a config, a
+config plus weights, or a converted checkpoint (tools/convert_checkpoint.py stores the
+architecture in meta['backbone_cfg']).
 
     configs/x.py              the config's backbone; its init_cfg checkpoint if the file exists,
                               else random weights (seeded)
@@ -16,9 +17,13 @@ import torch
 from mmengine.config import Config
 from mmengine.logging import MMLogger
 
-from tools.make_model_table import base_names
+from vitspec.checkpoints import load_pretrained
+from vitspec.fileio import safe_torch_load
+from vitspec.models.backbones.spec_vit import SpecViT
 
-ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
+from .model_table import base_names
+from .reproductions import ROOT
+
 TECHNIQUES_DIR = osp.join(ROOT, 'configs', '_base_', 'models', 'techniques')
 
 
@@ -46,7 +51,6 @@ def technique_keys(config_path: str = None) -> set:
 
 def plain_backbone_cfg(backbone: dict, keys: set) -> dict:
     """``backbone`` with the technique arguments ``keys`` back at SpecViT's defaults."""
-    from vitspec.models.backbones.spec_vit import SpecViT
     defaults = {n: p.default for n, p in inspect.signature(SpecViT.__init__).parameters.items()}
     plain = dict(backbone)
     for key in keys:
@@ -56,11 +60,6 @@ def plain_backbone_cfg(backbone: dict, keys: set) -> dict:
 
 def load_backbone(source: str, seed: int = 0, **overrides):
     """(SpecViT in eval mode, a short label) from a source as described in the module doc."""
-    import vitspec  # noqa: F401  registers SpecViT
-    from vitspec.checkpoints import load_pretrained
-    from vitspec.engine.safe_load import safe_torch_load
-    from vitspec.models.backbones.spec_vit import SpecViT
-
     config, _, weights = source.partition('=')
     if config.endswith('.py'):
         cfg = config_backbone(config)

@@ -1,4 +1,5 @@
-"""Reading what mmengine 0.10.7 writes into a work dir, for compare_runs, analyze_logs, summarize.
+"""Reading what mmengine 0.10.7 writes into a work dir, for the log tools
+(compare_runs, compare_techniques, analyze_logs, summarize): one reader, one fallback.
 
     WORK_DIR/<timestamp>/vis_data/scalars.json   LocalVisBackend: one JSON object a line,
                                                  training records (loss, lr, ..., iter, step)
@@ -41,6 +42,16 @@ def series(work_dir: Path, key: str) -> tuple:
                 by_step[r['step']] = r[key]
     steps = sorted(by_step)
     return steps, [by_step[s] for s in steps]
+
+
+def last_validation(work_dir: Path, metric: str) -> dict:
+    """The last logged record holding ``metric`` in the newest run of ``work_dir`` that has one."""
+    for path in reversed(scalar_files(work_dir)):
+        found = [r for r in read_records(path) if metric in r]
+        if found:
+            return found[-1]
+    raise FileNotFoundError(f'{work_dir}: no validation record with {metric!r} (looked in '
+                            '*/vis_data/scalars.json, else */vis_data/<timestamp>.json)')
 
 
 def test_results(work_dir: Path) -> dict:

@@ -11,7 +11,7 @@ import zipfile
 import numpy as np
 import torch
 from mmengine.logging import HistoryBuffer
-from mmengine.runner import CheckpointLoader
+
 from vitspec.errors import CheckpointError
 
 
@@ -54,6 +54,12 @@ def safe_torch_load(filename: str, map_location='cpu'):
         raise _unreadable(filename, exc) from None
 
 
+def load_local_checkpoint(filename, map_location=None):
+    """safe_torch_load with the signature of mmengine's loader for local paths (the one
+    ``install_safe_io`` puts into mmengine's CheckpointLoader)."""
+    return safe_torch_load(osp.expanduser(filename), map_location)
+
+
 def _unreadable(filename, exc):
     return CheckpointError(f'{filename} is not a readable PyTorch checkpoint (truncated or '
                            f'corrupt?): {type(exc).__name__}: {exc}')
@@ -72,9 +78,3 @@ def _refusal_message(filename, exc):
                 f'{", ".join(unknown)}. Refusing to load it (it could run arbitrary code). '
                 f'Convert it to a plain state dict of tensors.')
     return f'{filename} was refused by the safe unpickler: {exc}'
-
-
-@CheckpointLoader.register_scheme(prefixes='', force=True)
-def load_from_local(filename, map_location=None):
-    """mmengine's local-file loader (used by resume and load_from), made safe."""
-    return safe_torch_load(osp.expanduser(filename), map_location)

@@ -1,0 +1,82 @@
+"""The command line of tools/benchmark.py: a preset or a list of models, one table per setting,
+the preset's targets checked, everything written to a JSON file."""
+
+import argparse
+import json
+import sys
+
+import torch
+
+from .machine import describe_device
+from .measure import run_setting
+from .models import MODELS, SIZES, SPECVIT_VARIANTS
+from .presets import PRESETS, TARGETS
+from .report import format_table
+from .targets import check_targets
+
+DESCRIPTION = (
+    'Backbone speed and memory, side by side in ONE run: interleaved, repeated, medians, ratios.'
+)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=DESCRIPTION)
+    parser.add_argument('--preset', choices=sorted(PRESETS))
+    parser.add_argument(
+        '--models',
+        nargs='+',
+        choices=list(MODELS),
+        metavar='MODEL',
+        help=f'timm, mmseg, {", ".join(SPECVIT_VARIANTS)}',
+    )
+    parser.add_argument('--size', default='s16', choices=sorted(SIZES))
+    parser.add_argument('--img', type=int, default=224)
+    parser.add_argument('--batch', type=int, default=8)
+    parser.add_argument('--dtype', default='fp32', choices=['fp32', 'bf16'])
+    parser.add_argument('--mode', default='inference', choices=['inference', 'training'])
+    parser.add_argument('--baseline', help='model the ratios refer to (default: the first)')
+    parser.add_argument('--rounds', type=int, default=15, help='interleaved timed rounds')
+    parser.add_argument('--warmup', type=int, default=2)
+    parser.add_argument('--device', default='cuda' if torch.cuda.is_available() else 'cpu')
+    parser.add_argument('--out', default='benchmark.json', help='JSON file for the results')
+    args = parser.parse_args(argv)
+    if args.preset:
+        settings = PRESETS[args.preset]
+    elif args.models:
+        settings = [
+            dict(
+                size=args.size,
+                img=args.img,
+                batch=args.batch,
+                dtype=args.dtype,
+                mode=args.mode,
+                models=args.models,
+            )
+        ]
+    else:
+        parser.error('give --preset or --models')
+    device = torch.device(args.device)
+    machine = describe_device(device)
+    print(f'{machine}, torch {torch.__version__}\n')
+    results = []
+    for setting in settings:
+        result = run_setting(setting, device, args.rounds, args.warmup, args.baseline)
+        print(format_table(result) + '\n', flush=True)
+        results.append(result)
+    checks = check_targets(TARGETS.get(args.preset, []), results)
+    if checks:
+        print('targets:\n' + '\n'.join(checks) + '\n')
+    with open(args.out, 'w') as f:
+        json.dump(
+            dict(
+                command=' '.join(sys.argv),
+                machine=machine,
+                torch=torch.__version__,
+                threads=torch.get_num_threads(),
+                results=results,
+                targets=checks,
+            ),
+            f,
+            indent=1,
+        )
+    print(f'wrote {args.out}')

@@ -1,0 +1,82 @@
+"""One setting measured: its models' workers timed in interleaved, rotating rounds.
+
+Drift of the machine hits all models of a round alike; the speed against the baseline is the
+median over rounds of the ratio of the two times of the same round, which cancels the host's
+slower drift.
+"""
+
+import statistics
+
+from .machine import gemm_rate, why_not_measured
+from .stats import paired_ratio
+from .worker import Worker
+
+
+def run_setting(setting, device, rounds, warmup, baseline=None):
+    reason = why_not_measured(setting, device)
+    if reason:
+        return dict(setting=_describe(setting), device=str(device), skipped=reason, rows=[])
+    cases = [
+        Worker(
+            m,
+            setting['size'],
+            setting['img'],
+            setting['batch'],
+            setting['dtype'],
+            setting['mode'],
+            device,
+        )
+        for m in setting['models']
+    ]
+    try:
+        return _measure(setting, cases, device, rounds, warmup, baseline)
+    finally:
+        for case in cases:
+            case.close()
+
+
+def _measure(setting, cases, device, rounds, warmup, baseline):
+    for case in cases:
+        for _ in range(warmup):
+            case.step()
+    times = {c.name: [] for c in cases}
+    for r in range(setting.get('rounds', rounds)):
+        # interleaved, and rotated so that every model runs at every position in the round
+        for case in cases[r % len(cases) :] + cases[: r % len(cases)]:
+            times[case.name].append(case.timed())
+    rate = gemm_rate(device, setting['dtype'])
+    base = baseline if baseline in times else cases[0].name
+    rows = []
+    for case in cases:
+        median = statistics.median(times[case.name])
+        ratio, low, high = paired_ratio(times[case.name], times[base])
+        flops = case.flops()
+        rows.append(
+            dict(
+                model=case.name,
+                median_s=median,
+                ratio_vs_baseline=ratio,
+                speed_vs_baseline=1 / ratio,
+                speed_interval=[1 / high, 1 / low],
+                gflops=flops / 1e9,
+                gemm_fraction=flops / median / rate,
+                memory_mb=_mb(case.memory_bytes()),
+                runs=len(times[case.name]),
+                times_s=times[case.name],
+            )
+        )
+    return dict(
+        setting=_describe(setting),
+        baseline=base,
+        gemm_gflops_per_s=rate / 1e9,
+        device=str(device),
+        rows=rows,
+    )
+
+
+def _describe(setting):
+    return {k: v for k, v in setting.items() if k != 'models'}
+
+
+def _mb(n):
+    return None if n is None else n / 2**20

@@ -1,0 +1,57 @@
+"""The benchmarked backbones: timm's and mmseg's ViT and SpecViT variants, by name and size."""
+
+import timm
+
+from vitspec.models import SpecViT
+
+SIZES = dict(  # name: (embed_dims, layers, heads, patch)
+    t8=(64, 4, 2, 8), s16=(384, 12, 6, 16), b16=(768, 12, 12, 16), l16=(1024, 24, 16, 16)
+)
+SPECVIT_VARIANTS = {
+    'specvit': {},
+    'specvit-spec': dict(layer_scale_init=1e-5, specialize=dict()),
+    'specvit-ls': dict(layer_scale_init=1e-5),
+    'specvit-lora': dict(layer_scale_init=1e-5, specialize=dict(lora_rank=16)),
+    'specvit-tg-dct': dict(token_graying=dict(mode='dct', eps=0.7)),
+    'specvit-tg-svd': dict(token_graying=dict(mode='svd', eps=0.7)),
+    'specvit-cp': dict(with_cp=True),
+}
+MODELS = ('timm', 'mmseg', *SPECVIT_VARIANTS)
+
+
+def build(name, size):
+    dims, layers, heads, patch = SIZES[size]
+    if name == 'timm':
+        return timm.models.VisionTransformer(
+            img_size=224,
+            patch_size=patch,
+            embed_dim=dims,
+            depth=layers,
+            num_heads=heads,
+            num_classes=0,
+            dynamic_img_size=True,
+            global_pool='',
+        )
+    if name == 'mmseg':
+        # imported on demand: importing mmseg needs mmcv's compiled ops, the other models do not
+        from mmseg.models.backbones import VisionTransformer
+
+        return VisionTransformer(
+            img_size=224,
+            patch_size=patch,
+            embed_dims=dims,
+            num_layers=layers,
+            num_heads=heads,
+            out_indices=(layers - 1,),
+            final_norm=True,
+            interpolate_mode='bicubic',
+        )
+    return SpecViT(
+        img_size=224,
+        patch_size=patch,
+        embed_dims=dims,
+        num_layers=layers,
+        num_heads=heads,
+        out_indices=(layers - 1,),
+        **SPECVIT_VARIANTS[name],
+    )

@@ -1,0 +1,124 @@
+"""Named lists of settings, and the performance targets each preset checks."""
+
+PRESETS = {
+    'readme': [
+        dict(
+            size='s16',
+            img=224,
+            batch=8,
+            dtype='fp32',
+            mode='inference',
+            rounds=40,
+            models=['timm', 'mmseg', 'specvit'],
+        ),
+        # the specialization's overhead among same-FLOP SpecViTs only
+        dict(
+            size='s16',
+            img=224,
+            batch=8,
+            dtype='fp32',
+            mode='inference',
+            rounds=40,
+            models=['specvit', 'specvit-ls', 'specvit-spec', 'specvit-lora'],
+        ),
+        dict(
+            size='s16',
+            img=224,
+            batch=8,
+            dtype='fp32',
+            mode='training',
+            rounds=40,
+            models=[
+                'timm',
+                'specvit',
+                'specvit-ls',
+                'specvit-spec',
+                'specvit-tg-dct',
+                'specvit-tg-svd',
+            ],
+        ),
+        dict(
+            size='s16', img=224, batch=8, dtype='bf16', mode='inference', models=['specvit', 'timm']
+        ),
+        dict(
+            size='b16',
+            img=512,
+            batch=1,
+            dtype='fp32',
+            mode='training',
+            models=['specvit', 'specvit-cp'],
+            rounds=3,
+        ),
+    ],
+    'toy': [
+        dict(
+            size='t8',
+            img=32,
+            batch=2,
+            dtype='fp32',
+            mode='training',
+            models=['timm', 'specvit', 'specvit-spec'],
+            rounds=2,
+        )
+    ],
+}
+# What SpecViT promises against its baselines: the plain backbone is no slower than timm's and
+# faster than mmseg's ViT, a technique costs at most a few percent of time or memory, bf16 and
+# gradient checkpointing pay off. Each target: (what, (setting, model), (setting, model),
+# quantity, bound); the ratio is first / second, and 'speed' compares medians inversely
+# (higher is faster).
+TARGETS = {
+    'readme': [
+        ('plain SpecViT vs timm, inference speed', (0, 'specvit'), (0, 'timm'), 'speed', '>= 1.00'),
+        (
+            'plain SpecViT vs mmseg, inference speed',
+            (0, 'specvit'),
+            (0, 'mmseg'),
+            'speed',
+            '> 1.00',
+        ),
+        (
+            'specialized vs plain, inference time',
+            (1, 'specvit-spec'),
+            (1, 'specvit'),
+            'time',
+            '<= 1.03',
+        ),
+        (
+            'specialized vs plain, training time',
+            (2, 'specvit-spec'),
+            (2, 'specvit'),
+            'time',
+            '<= 1.05',
+        ),
+        (
+            'specialized vs plain, training memory',
+            (2, 'specvit-spec'),
+            (2, 'specvit'),
+            'memory',
+            '<= 1.02',
+        ),
+        (
+            'Token Graying DCT vs plain, training time',
+            (2, 'specvit-tg-dct'),
+            (2, 'specvit'),
+            'time',
+            '<= 1.02',
+        ),
+        (
+            'Token Graying SVD vs plain, training time',
+            (2, 'specvit-tg-svd'),
+            (2, 'specvit'),
+            'time',
+            '<= 1.10',
+        ),
+        ('bf16 vs fp32, inference speed', (3, 'specvit'), (0, 'specvit'), 'speed', '>= 1.60'),
+        (
+            'with_cp vs without, training memory at ViT-B 512',
+            (4, 'specvit-cp'),
+            (4, 'specvit'),
+            'memory',
+            '<= 0.50',
+        ),
+    ],
+}
