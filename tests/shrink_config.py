@@ -1,20 +1,38 @@
 """A shipped config made small enough to train and evaluate on the demo data on a CPU: data roots
 swapped, image sizes and the model's widths scaled down; everything else (pipelines, TTA, heads,
 losses, optimizer constructor, schedule shape, evaluator) as shipped."""
+
 from mmengine.config import Config
 
-SIZE_KEYS = {'scale', 'crop_size', 'stride', 'size', 'img_scale', 'height', 'width', 'pad_size',
-             'pad_size_divisor'}
+SIZE_KEYS = {
+    'scale',
+    'crop_size',
+    'stride',
+    'size',
+    'img_scale',
+    'height',
+    'width',
+    'pad_size',
+    'pad_size_divisor',
+}
 WIDTH_KEYS = {'in_channels', 'embed_dims', 'embed_dim'}
-HEAD_WIDTH_KEYS = {'channels', 'feat_channels', 'out_channels', 'conv_out_channels',
-                   'fc_out_channels'}
+HEAD_WIDTH_KEYS = {
+    'channels',
+    'feat_channels',
+    'out_channels',
+    'conv_out_channels',
+    'fc_out_channels',
+}
 
 
 def _scaled_size(value, factor):
     if isinstance(value, int) and not isinstance(value, bool) and value >= 16:
         return max(8, round(value * factor))
-    if isinstance(value, (list, tuple)) and value and all(
-            isinstance(v, int) and not isinstance(v, bool) and v >= 16 for v in value):
+    if (
+        isinstance(value, (list, tuple))
+        and value
+        and all(isinstance(v, int) and not isinstance(v, bool) and v >= 16 for v in value)
+    ):
         return type(value)(max(8, round(v * factor)) for v in value)
     return value
 
@@ -32,8 +50,10 @@ def _walk(node, fn):
 
 def shrink_sizes(cfg, factor: float):
     """Scale every image size of the data pipelines, preprocessors and inference settings."""
+
     def fn(key, value):
         return _scaled_size(value, factor) if key in SIZE_KEYS else value
+
     for key in cfg:
         if key != 'model':
             _walk(cfg[key], fn)
@@ -59,16 +79,22 @@ def shrink_widths(model, dims: int, head_width: int):
                 return type(value)(dims for _ in value)
         if key == 'post_process_channels':  # DPT: fractions of the backbone width
             return type(value)(max(4, v * dims // old) for v in value)
-        if key in HEAD_WIDTH_KEYS | {'in_channels'} and isinstance(value, int) \
-                and value > head_width:  # in_channels here: a neck's or head's output
+        if (
+            key in HEAD_WIDTH_KEYS | {'in_channels'}
+            and isinstance(value, int)
+            and value > head_width
+        ):  # in_channels here: a neck's or head's output
             return head_width
         return value
+
     _walk(model, fn)
     backbone.embed_dims = dims
 
 
-PLAIN_FORM = {'FiniteLossAmpOptimWrapper': 'FiniteLossOptimWrapper',
-              'AmpOptimWrapper': 'OptimWrapper'}
+PLAIN_FORM = {
+    'FiniteLossAmpOptimWrapper': 'FiniteLossOptimWrapper',
+    'AmpOptimWrapper': 'OptimWrapper',
+}
 
 
 def cpu_optim_wrapper(cfg):
@@ -88,8 +114,16 @@ def shrink_img_size(backbone, factor: float):
     backbone.img_size = tuple(max(patch, round(s * factor / patch) * patch) for s in size)
 
 
-def shrink(path, data_root: str, work_dir: str, factor: float = 1 / 8, dims: int = 32,
-           head_width: int = 32, iters: int = 2, num_val: int = 2) -> Config:
+def shrink(
+    path,
+    data_root: str,
+    work_dir: str,
+    factor: float = 1 / 8,
+    dims: int = 32,
+    head_width: int = 32,
+    iters: int = 2,
+    num_val: int = 2,
+) -> Config:
     cfg = Config.fromfile(path)
     shrink_sizes(cfg, factor)
     shrink_widths(cfg.model.get('module', cfg.model), dims, head_width)
@@ -97,8 +131,7 @@ def shrink(path, data_root: str, work_dir: str, factor: float = 1 / 8, dims: int
     cpu_optim_wrapper(cfg)
     for split in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
         loader = cfg[split]
-        loader.update(batch_size=min(loader.batch_size, 2), num_workers=0,
-                      persistent_workers=False)
+        loader.update(batch_size=min(loader.batch_size, 2), num_workers=0, persistent_workers=False)
         loader.dataset.data_root = data_root
         if split != 'train_dataloader':
             loader.dataset.indices = num_val

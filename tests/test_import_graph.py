@@ -2,6 +2,7 @@
 
 Every import statement under vitspec/ counts, at module level or inside a function: an import
 moved into a function still makes the dependency."""
+
 import ast
 import subprocess
 import sys
@@ -32,10 +33,10 @@ TOP = 'apis'
 
 
 class Import(NamedTuple):
-    source: str      # importing module
-    target: str      # imported vitspec module
-    names: tuple     # for ``from target import a, b``: ('a', 'b')
-    where: str       # path:line, and whether inside a function
+    source: str  # importing module
+    target: str  # imported vitspec module
+    names: tuple  # for ``from target import a, b``: ('a', 'b')
+    where: str  # path:line, and whether inside a function
 
     def __str__(self):
         return f'{self.where}: {self.source} imports {self.target}'
@@ -55,19 +56,23 @@ def resolve(node: ast.ImportFrom, module: str, is_package: bool) -> str:
     if not node.level:
         return node.module
     base = module.split('.')
-    base = base[:len(base) - node.level + (1 if is_package else 0)]
+    base = base[: len(base) - node.level + (1 if is_package else 0)]
     return '.'.join(base + ([node.module] if node.module else []))
 
 
 def imports_of(path: Path, module: str, known: Dict[str, Path]) -> List[Import]:
     tree = ast.parse(path.read_text(), str(path))
-    in_function = {id(n) for f in ast.walk(tree)
-                   if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
-                   for n in ast.walk(f)}
+    in_function = {
+        id(n)
+        for f in ast.walk(tree)
+        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+        for n in ast.walk(f)
+    }
     found = []
     for node in ast.walk(tree):
-        where = f'{path.relative_to(ROOT)}:{getattr(node, "lineno", 0)}' + \
-            (' (inside a function)' if id(node) in in_function else '')
+        where = f'{path.relative_to(ROOT)}:{getattr(node, "lineno", 0)}' + (
+            ' (inside a function)' if id(node) in in_function else ''
+        )
         if isinstance(node, ast.Import):
             found += [Import(module, a.name, (), where) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -153,8 +158,9 @@ def graph(key) -> Dict[str, Dict[str, Import]]:
 def test_no_import_cycle(level):
     edges = graph((lambda m: m) if level == 'module' else part)
     cycles = find_cycles(edges)
-    assert not cycles, f'import cycles between vitspec {level}s:\n' + \
-        '\n\n'.join(describe(cycle, component, edges) for cycle, component in cycles)
+    assert not cycles, f'import cycles between vitspec {level}s:\n' + '\n\n'.join(
+        describe(cycle, component, edges) for cycle, component in cycles
+    )
 
 
 def test_layer_order():
@@ -202,14 +208,19 @@ def test_every_vitspec_import_resolves(folder):
             if imp.target not in known:
                 broken.append(f'{imp.where}: no module {imp.target}')
                 continue
-            missing = [n for n in imp.names if n != '*' and f'{imp.target}.{n}' not in known
-                       and n not in top_level_names(known[imp.target])]
+            missing = [
+                n
+                for n in imp.names
+                if n != '*'
+                and f'{imp.target}.{n}' not in known
+                and n not in top_level_names(known[imp.target])
+            ]
             if missing:
                 broken.append(f'{imp.where}: {imp.target} has no {", ".join(missing)}')
     assert not broken, 'imports of vitspec names that do not exist:\n' + '\n'.join(broken)
 
 
-MMENGINE_STATE = '''
+MMENGINE_STATE = """
 import importlib
 import pkgutil
 
@@ -248,10 +259,15 @@ after = state()
 assert changed(before, after) in ([], ['backend_instances']), changed(before, after)
 assert not any(isinstance(b, AtomicLocalBackend) for b in after['backend_instances'].values())
 print('ok')
-'''
+"""
 
 
 def test_importing_vitspec_patches_nothing_and_install_safe_io_does():
-    proc = subprocess.run([sys.executable, '-c', textwrap.dedent(MMENGINE_STATE)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, '-c', textwrap.dedent(MMENGINE_STATE)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0 and proc.stdout.strip() == 'ok', proc.stderr[-3000:]

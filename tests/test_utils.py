@@ -1,4 +1,5 @@
 """The test helpers themselves."""
+
 import subprocess
 import time
 from pathlib import Path
@@ -33,7 +34,7 @@ def test_run_tool_timeout_kills_the_tools_children(tmp_path):
     deadline = time.monotonic() + 10
     while alive(child) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not alive(child), f'the tool\'s child {child} outlived its timeout'
+    assert not alive(child), f"the tool's child {child} outlived its timeout"
 
 
 def test_mmengine_instances_made_inside_are_gone_after():
@@ -48,8 +49,10 @@ def test_mmengine_instances_made_inside_are_gone_after():
 
 
 def test_tests_under_e2e_are_marked_e2e_and_slow():
-    e2e, unit = (SimpleNamespace(path=path, markers=[]) for path in (
-        ROOT / 'tests' / 'e2e' / 'test_x.py', ROOT / 'tests' / 'layers' / 'test_x.py'))
+    e2e, unit = (
+        SimpleNamespace(path=path, markers=[])
+        for path in (ROOT / 'tests' / 'e2e' / 'test_x.py', ROOT / 'tests' / 'layers' / 'test_x.py')
+    )
     for item in (e2e, unit):
         item.add_marker = item.markers.append
     pytest_collection_modifyitems([e2e, unit])

@@ -1,4 +1,5 @@
 """Helpers shared by the tests (import as ``from tests.utils import ...``)."""
+
 import os
 import signal
 import socket
@@ -30,8 +31,15 @@ def run_tool(args, timeout=900, env=None, check=True):
         cmd.insert(0, sys.executable)
     # Its own process group, killed whole when the test stops waiting (a timeout, pytest-timeout,
     # Ctrl-C): otherwise torchrun's ranks outlive it and slow down every test after.
-    with subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, start_new_session=True) as child:
+    with subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        env=full_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as child:
         try:
             stdout, stderr = child.communicate(timeout=timeout)
         except BaseException:
@@ -39,15 +47,30 @@ def run_tool(args, timeout=900, env=None, check=True):
             raise
     proc = subprocess.CompletedProcess(cmd, child.returncode, stdout, stderr)
     if check and proc.returncode != 0:
-        raise AssertionError(f'{" ".join(cmd)} failed ({proc.returncode}):\n'
-                             f'{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}')
+        raise AssertionError(
+            f'{" ".join(cmd)} failed ({proc.returncode}):\n'
+            f'{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}'
+        )
     return proc
 
 
 def make_demo_data(out: Path, dataset: str, num_train: int, num_val: int, seed: int = 1) -> Path:
     """Write tools/make_demo_data.py's procedural `dataset` under `out`; returns its data root."""
-    run_tool(['tools/make_demo_data.py', '--out', out, '--datasets', dataset,
-              '--num-train', num_train, '--num-val', num_val, '--seed', seed])
+    run_tool(
+        [
+            'tools/make_demo_data.py',
+            '--out',
+            out,
+            '--datasets',
+            dataset,
+            '--num-train',
+            num_train,
+            '--num-val',
+            num_val,
+            '--seed',
+            seed,
+        ]
+    )
     return Path(out) / DATA_ROOTS[dataset]
 
 
@@ -63,8 +86,11 @@ def restored_mmengine_instances():
     """Undo the global instances created inside: a Runner or `get_instance` leaves a current
     default scope, message hub and visualizer behind, which registry builds and hooks would pick
     up later. Loggers stay (their handlers hold open files)."""
-    saved = {cls: vars(cls)['_instance_dict'].copy() for cls in set(managed_classes())
-             if not issubclass(cls, MMLogger)}
+    saved = {
+        cls: vars(cls)['_instance_dict'].copy()
+        for cls in set(managed_classes())
+        if not issubclass(cls, MMLogger)
+    }
     try:
         yield
     finally:

@@ -7,6 +7,7 @@ One panel per key, one line per work dir, against the iteration. Reads mmengine'
 (see vitspec/apis/run_logs.py); runs of a resumed work dir are joined. Default keys: 'loss' and the
 headline metric of each task found (mIoU, coco/bbox_mAP, rmse).
 """
+
 import argparse
 import sys
 from pathlib import Path
@@ -34,10 +35,13 @@ def smoothed(values, window: int):
 
 def plot_curves(work_dirs, keys, labels, out: str, smooth: int = 1):
     import matplotlib
+
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, len(keys), squeeze=False, dpi=DPI,
-                             figsize=(PANEL_INCHES[0] * len(keys), PANEL_INCHES[1]))
+
+    fig, axes = plt.subplots(
+        1, len(keys), squeeze=False, dpi=DPI, figsize=(PANEL_INCHES[0] * len(keys), PANEL_INCHES[1])
+    )
     for ax, key in zip(axes[0], keys):
         plotted = False
         for i, (wd, label) in enumerate(zip(work_dirs, labels)):
@@ -46,8 +50,13 @@ def plot_curves(work_dirs, keys, labels, out: str, smooth: int = 1):
                 continue
             window = smooth if key.startswith('loss') or '.loss' in key else 1
             values = smoothed(values, window)
-            ax.plot(steps[len(steps) - len(values):], values, marker='.' if len(steps) < 30
-                    else None, label=label, color=f'C{i % 10}')
+            ax.plot(
+                steps[len(steps) - len(values) :],
+                values,
+                marker='.' if len(steps) < 30 else None,
+                label=label,
+                color=f'C{i % 10}',
+            )
             plotted = True
         if not plotted:
             ax.text(0.5, 0.5, 'not logged', ha='center', transform=ax.transAxes)
@@ -65,7 +74,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('work_dirs', nargs='+', type=Path)
     parser.add_argument('--out', required=True, help='PNG to write')
-    parser.add_argument('--keys', nargs='+', help="scalars to plot (default: loss + metrics)")
+    parser.add_argument('--keys', nargs='+', help='scalars to plot (default: loss + metrics)')
     parser.add_argument('--labels', nargs='+', help='legend names (default: work dir names)')
     parser.add_argument('--smooth', type=int, default=1, help='moving average over losses')
     args = parser.parse_args(argv)

@@ -6,6 +6,7 @@ Reads what mmengine logged (WORK_DIR/<timestamp>/vis_data/scalars.json, else Log
 <timestamp>.json beside it), newest run first; a work dir without any validation result is an
 error.
 """
+
 import argparse
 import sys
 
@@ -15,8 +16,12 @@ from vitspec.apis.run_table import table
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('work_dirs', nargs='+')
-    parser.add_argument('--metrics', nargs='+', default=['mIoU', 'mAcc', 'aAcc'],
-                        help='the first one selects the record')
+    parser.add_argument(
+        '--metrics',
+        nargs='+',
+        default=['mIoU', 'mAcc', 'aAcc'],
+        help='the first one selects the record',
+    )
     args = parser.parse_args(argv)
     try:
         print(table(args.work_dirs, args.metrics))

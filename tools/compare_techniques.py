@@ -9,6 +9,7 @@ technique options differing (checkpoint, schedule, data, head, seed ...) is refu
 that differ, and so are two configs that build the same model. Frozen probes compare pretrained
 checkpoints, so there the checkpoints may differ.
 """
+
 import argparse
 import subprocess
 from pathlib import Path
@@ -25,8 +26,9 @@ def main(argv=None):
     parser.add_argument('--gpus', type=int, default=1, help='processes per run (CPU: gloo)')
     parser.add_argument('--work-dir', default='work_dirs/compare')
     parser.add_argument('--metrics', nargs='+', help="default: by the config's evaluator")
-    parser.add_argument('--cfg-options', nargs='+', default=[], metavar='KEY=VALUE',
-                        help='applied to both configs')
+    parser.add_argument(
+        '--cfg-options', nargs='+', default=[], metavar='KEY=VALUE', help='applied to both configs'
+    )
     args = parser.parse_args(argv)
     options = argparse.ArgumentParser()
     options.add_argument('--o', nargs='+', action=DictAction, default={})
@@ -41,10 +43,16 @@ def main(argv=None):
     print(f'compare_techniques: the configs differ in {", ".join(technique)} only', flush=True)
     work_dirs = [Path(args.work_dir) / name for name in names]
     for path, work_dir in zip(args.configs, work_dirs):
-        cmd = [str(Path(__file__).parent / 'dist_train.sh'), path, str(args.gpus),
-               '--work-dir', str(work_dir)]
-        subprocess.run(cmd + (['--cfg-options', *args.cfg_options] if args.cfg_options else []),
-                       check=True)
+        cmd = [
+            str(Path(__file__).parent / 'dist_train.sh'),
+            path,
+            str(args.gpus),
+            '--work-dir',
+            str(work_dir),
+        ]
+        subprocess.run(
+            cmd + (['--cfg-options', *args.cfg_options] if args.cfg_options else []), check=True
+        )
     metrics = args.metrics or METRICS.get(cfgs[0].val_evaluator.get('type'), ['mIoU'])
     print(table(work_dirs, metrics))
 

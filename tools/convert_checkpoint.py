@@ -10,6 +10,7 @@ becomes ``ffn_type='swiglu'``:
     python tools/convert_checkpoint.py dinov2_vitg14_pretrain.pth pretrain/vit-g14_dinov2.pth \
         --format dinov2
 """
+
 import argparse
 import pprint
 import sys
@@ -24,8 +25,9 @@ def main(argv=None):
     parser.add_argument('src', help='source checkpoint')
     parser.add_argument('dst', help='converted checkpoint to write')
     parser.add_argument('--format', required=True, choices=sorted(FORMATS))
-    parser.add_argument('--num-heads', type=int,
-                        help='attention heads (default: embed_dims / 64, or read off CaiT)')
+    parser.add_argument(
+        '--num-heads', type=int, help='attention heads (default: embed_dims / 64, or read off CaiT)'
+    )
     args = parser.parse_args(argv)
     try:
         backbone_cfg = convert_file(args.src, args.dst, args.format, args.num_heads)

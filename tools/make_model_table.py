@@ -5,6 +5,7 @@ configs/ tree (the _base_ lines naming a backbone and a technique fragment), so 
 
 --check: exit 1 if the file differs from what the configs give (the test suite runs this).
 """
+
 import argparse
 import sys
 from pathlib import Path

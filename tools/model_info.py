@@ -8,6 +8,7 @@ defaults). FLOPs: torch.utils.flop_counter (a multiply-add counts 2) of one back
 the config's crop size (crop_size / image_size, else the backbone's img_size). Per block: heads,
 head width, MLP width (layer-wise scaling shows here), window, specialized parts.
 """
+
 import argparse
 import json
 
@@ -17,8 +18,13 @@ from vitspec.apis.model_info import format_info, model_info
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('config')
-    parser.add_argument('--shape', type=int, nargs=2, metavar=('H', 'W'),
-                        help='input size for FLOPs (default: the config crop size)')
+    parser.add_argument(
+        '--shape',
+        type=int,
+        nargs=2,
+        metavar=('H', 'W'),
+        help='input size for FLOPs (default: the config crop size)',
+    )
     parser.add_argument('--json', help='also write the numbers to this JSON file')
     args = parser.parse_args(argv)
     info = model_info(args.config, args.shape)

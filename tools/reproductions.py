@@ -8,6 +8,7 @@ reproduce them, and the published protocol values each config must hold.
 --check-doc exits 1 if docs/reproduce.md or README.md's table of published results is not what the
 ledger gives (the test suite runs both).
 """
+
 import argparse
 import sys
 from pathlib import Path
@@ -40,14 +41,17 @@ def main(argv=None) -> int:
     readme_path = ROOT / 'README.md'
     readme = readme_with_table(readme_path.read_text(), ledger)
     if args.check_doc:
-        if not Path(args.out).is_file() or Path(args.out).read_text() != doc \
-                or readme_path.read_text() != readme:
+        if (
+            not Path(args.out).is_file()
+            or Path(args.out).read_text() != doc
+            or readme_path.read_text() != readme
+        ):
             print(f'{args.out} or README.md is out of date: run python tools/reproductions.py')
             return 1
     elif not args.check:
         Path(args.out).write_text(doc)
         readme_path.write_text(readme)
-        print(f'wrote {args.out} and README.md\'s table ({len(ledger["rows"])} rows)')
+        print(f"wrote {args.out} and README.md's table ({len(ledger['rows'])} rows)")
     return status
 
 

@@ -8,6 +8,7 @@ mAcc, aAcc (%); detection: box / mask AP and box AP50 (COCO's 0-1 values x 100);
 AbsRel, delta1. Columns no run has are left out. A work dir without a result (still training,
 crashed) gets a row saying so; none with a result at all is an error.
 """
+
 import argparse
 import sys
 from pathlib import Path
@@ -15,10 +16,15 @@ from pathlib import Path
 from vitspec.apis.run_logs import TASK_METRICS, last_validation, task_of, test_results
 
 COLUMNS = [  # (metric key, header, scale, digits)
-    ('mIoU', 'mIoU', 1, 2), ('mAcc', 'mAcc', 1, 2), ('aAcc', 'aAcc', 1, 2),
-    ('coco/bbox_mAP', 'box AP', 100, 1), ('coco/segm_mAP', 'mask AP', 100, 1),
+    ('mIoU', 'mIoU', 1, 2),
+    ('mAcc', 'mAcc', 1, 2),
+    ('aAcc', 'aAcc', 1, 2),
+    ('coco/bbox_mAP', 'box AP', 100, 1),
+    ('coco/segm_mAP', 'mask AP', 100, 1),
     ('coco/bbox_mAP_50', 'box AP50', 100, 1),
-    ('rmse', 'RMSE', 1, 3), ('abs_rel', 'AbsRel', 1, 3), ('delta1', 'δ1', 1, 3),
+    ('rmse', 'RMSE', 1, 3),
+    ('abs_rel', 'AbsRel', 1, 3),
+    ('delta1', 'δ1', 1, 3),
 ]
 
 
@@ -29,12 +35,14 @@ def final_result(work_dir: Path) -> tuple:
             record = last_validation(work_dir, metrics[0])
         except FileNotFoundError:
             continue
-        return task, f"val @ {record.get('step', '?')}", record
+        return task, f'val @ {record.get("step", "?")}', record
     record = test_results(work_dir)
     if task_of(record):
         return task_of(record), 'test', record
-    raise FileNotFoundError(f'{work_dir}: no validation or test result with any of '
-                            + ', '.join(m[0] for m in TASK_METRICS.values()))
+    raise FileNotFoundError(
+        f'{work_dir}: no validation or test result with any of '
+        + ', '.join(m[0] for m in TASK_METRICS.values())
+    )
 
 
 def markdown_table(work_dirs) -> str:
@@ -48,11 +56,15 @@ def markdown_table(work_dirs) -> str:
     if all(not r[3] for r in results):
         raise FileNotFoundError('no work dir holds a validation or test result')
     columns = [c for c in COLUMNS if any(c[0] in r[3] for r in results)]
-    lines = ['| run | task | result | ' + ' | '.join(c[1] for c in columns) + ' |',
-             '|---|---|---|' + '---:|' * len(columns)]
+    lines = [
+        '| run | task | result | ' + ' | '.join(c[1] for c in columns) + ' |',
+        '|---|---|---|' + '---:|' * len(columns),
+    ]
     for name, task, source, record in results:
-        cells = [f'{record[key] * scale:.{digits}f}' if key in record else '-'
-                 for key, _, scale, digits in columns]
+        cells = [
+            f'{record[key] * scale:.{digits}f}' if key in record else '-'
+            for key, _, scale, digits in columns
+        ]
         lines.append(f'| {name} | {task} | {source} | ' + ' | '.join(cells) + ' |')
     return '\n'.join(lines) + '\n'
 

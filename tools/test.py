@@ -1,8 +1,9 @@
 """Evaluate a checkpoint on a config's test set and print the metrics.
 
-    python tools/test.py CONFIG CHECKPOINT [--work-dir DIR] [--show-dir DIR] [--cfg-options ...]
-    tools/dist_test.sh CONFIG CHECKPOINT NUM_GPUS [args]
+python tools/test.py CONFIG CHECKPOINT [--work-dir DIR] [--show-dir DIR] [--cfg-options ...]
+tools/dist_test.sh CONFIG CHECKPOINT NUM_GPUS [args]
 """
+
 import argparse
 import json
 import os
@@ -30,10 +31,13 @@ def parse_args(argv=None):
     parser.add_argument('checkpoint', help='checkpoint file')
     parser.add_argument('--work-dir', help='where the test logs go')
     parser.add_argument('--show-dir', help='write prediction pictures (PNG) here')
-    parser.add_argument('--tta', action='store_true',
-                        help="test-time augmentation: the config's tta_pipeline and tta_model "
-                             '(configs with test_with_tta = True, e.g. the "+ms" protocols, '
-                             'always use them)')
+    parser.add_argument(
+        '--tta',
+        action='store_true',
+        help="test-time augmentation: the config's tta_pipeline and tta_model "
+        '(configs with test_with_tta = True, e.g. the "+ms" protocols, '
+        'always use them)',
+    )
     parser.add_argument('--cfg-options', nargs='+', action=DictAction, metavar='KEY=VALUE')
     parser.add_argument('--launcher', choices=['none', 'pytorch', 'slurm'], default='none')
     parser.add_argument('--local_rank', '--local-rank', type=int, default=0)

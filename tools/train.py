@@ -1,9 +1,10 @@
 """Train a vitspec config with mmengine's Runner (scope from the config's default_scope).
 
-    python tools/train.py CONFIG [--work-dir DIR] [--resume] [--amp] [--cfg-options k=v ...]
-        [--vis-backend tensorboard wandb]
-    tools/dist_train.sh CONFIG NUM_GPUS [args]     # torchrun; CPU + gloo when there is no GPU
+python tools/train.py CONFIG [--work-dir DIR] [--resume] [--amp] [--cfg-options k=v ...]
+    [--vis-backend tensorboard wandb]
+tools/dist_train.sh CONFIG NUM_GPUS [args]     # torchrun; CPU + gloo when there is no GPU
 """
+
 import argparse
 import os
 
@@ -22,16 +23,33 @@ from vitspec.apis.vis_backends import BACKENDS, add_vis_backends
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description='Train a model')
     parser.add_argument('config', help='config file')
-    parser.add_argument('--work-dir', help='where logs and checkpoints go '
-                        '(default: ./work_dirs/<config name>)')
-    parser.add_argument('--resume', nargs='?', const='auto', default=None,
-                        help='resume from CHECKPOINT, or from the latest one in the work dir')
-    parser.add_argument('--amp', action='store_true',
-                        help='automatic mixed precision (the finite-loss guard stays)')
-    parser.add_argument('--cfg-options', nargs='+', action=DictAction, metavar='KEY=VALUE',
-                        help='override config entries, e.g. train_cfg.max_iters=100')
-    parser.add_argument('--vis-backend', nargs='+', choices=sorted(BACKENDS), default=[],
-                        help='also log to TensorBoard and/or Weights & Biases')
+    parser.add_argument(
+        '--work-dir', help='where logs and checkpoints go (default: ./work_dirs/<config name>)'
+    )
+    parser.add_argument(
+        '--resume',
+        nargs='?',
+        const='auto',
+        default=None,
+        help='resume from CHECKPOINT, or from the latest one in the work dir',
+    )
+    parser.add_argument(
+        '--amp', action='store_true', help='automatic mixed precision (the finite-loss guard stays)'
+    )
+    parser.add_argument(
+        '--cfg-options',
+        nargs='+',
+        action=DictAction,
+        metavar='KEY=VALUE',
+        help='override config entries, e.g. train_cfg.max_iters=100',
+    )
+    parser.add_argument(
+        '--vis-backend',
+        nargs='+',
+        choices=sorted(BACKENDS),
+        default=[],
+        help='also log to TensorBoard and/or Weights & Biases',
+    )
     parser.add_argument('--launcher', choices=['none', 'pytorch', 'slurm'], default='none')
     parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
     args = parser.parse_args(argv)

@@ -11,6 +11,7 @@ specialization changes. A model source is a config, CONFIG=CHECKPOINT or a conve
 (see vitspec/apis/backbone_source.py). Random weights are seeded (--seed): the output is
 deterministic.
 """
+
 import argparse
 
 import numpy as np
@@ -30,8 +31,12 @@ from vitspec.apis.feature_maps import (
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--models', nargs='+', required=True,
-                        help='CONFIG, CONFIG=CHECKPOINT or CONVERTED_CHECKPOINT each')
+    parser.add_argument(
+        '--models',
+        nargs='+',
+        required=True,
+        help='CONFIG, CONFIG=CHECKPOINT or CONVERTED_CHECKPOINT each',
+    )
     parser.add_argument('--images', nargs='+', required=True)
     parser.add_argument('--out', required=True, help='PCA grid PNG')
     parser.add_argument('--cosine-out', help='CLS-vs-patch cosine plot PNG')
@@ -52,8 +57,9 @@ def main(argv=None):
     images = [load_image(p, args.size) for p in args.images]
     maps, labels, curves = [], [], {}
     for i, source in enumerate(args.models):
-        model, label = load_backbone(source, seed=args.seed, out_indices=[args.layer],
-                                     output_cls_token=False)
+        model, label = load_backbone(
+            source, seed=args.seed, out_indices=[args.layer], output_cls_token=False
+        )
         label = args.labels[i] if args.labels else label
         inputs = [to_input(img, model.patch_size) for img in images]
         maps.append(pca_rgb([patch_features(model, x) for x in inputs]))
@@ -61,8 +67,10 @@ def main(argv=None):
         per_image = [cls_patch_cosine(model, x) for x in inputs]
         if per_image[0]:
             curves[label] = np.mean(per_image, axis=0).tolist()
-            print(f'{label}: cos(CLS, patch) per block: '
-                  + ' '.join(f'{v:.3f}' for v in curves[label]))
+            print(
+                f'{label}: cos(CLS, patch) per block: '
+                + ' '.join(f'{v:.3f}' for v in curves[label])
+            )
         else:
             print(f'{label}: no CLS token in the self-attention blocks; no cosine curve')
     compose_grid(images, maps, labels, args.cell).save(args.out)

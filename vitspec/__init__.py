@@ -5,6 +5,7 @@ else in mmengine: safe checkpoint loading and atomic writes come from
 ``vitspec.fileio.install_safe_io()``, which the runtime configs' ``SafeIOHook`` calls.
 ``vitspec.layers`` is plain PyTorch and stays importable without OpenMMLab.
 """
+
 import warnings
 
 from . import layers  # noqa: F401

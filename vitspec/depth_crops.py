@@ -1,5 +1,6 @@
 """The fixed crops of the depth benchmarks (plain Python): where the evaluation regions of NYU
 and KITTI lie, for the metric that scores inside them and the transforms that train on them."""
+
 from typing import Tuple
 
 # Eigen et al.'s NYU box, published for 480x640 images (rows 45:471, cols 41:601).
@@ -13,8 +14,9 @@ KITTI_EIGEN_FRACTIONS = (0.3324324, 0.91351351, 0.0359477, 0.96405229)
 CROPS = ('nyu_eigen', 'garg', 'kitti_eigen')
 
 
-def scale_box(box: Tuple[int, int, int, int], size: Tuple[int, int], height: int,
-              width: int) -> Tuple[int, int, int, int]:
+def scale_box(
+    box: Tuple[int, int, int, int], size: Tuple[int, int], height: int, width: int
+) -> Tuple[int, int, int, int]:
     """A pixel box published for images of ``size`` (H, W), scaled to height x width."""
     if (height, width) == tuple(size):
         return tuple(box)

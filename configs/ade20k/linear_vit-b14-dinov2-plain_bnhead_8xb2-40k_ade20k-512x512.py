@@ -19,8 +19,14 @@ _base_ = [
 depth, dims = _base_.backbone['num_layers'], _base_.backbone['embed_dims']
 model = dict(
     data_preprocessor=_base_.data_preprocessor,
-    backbone=dict(_base_.backbone, **_base_.technique, out_indices=[depth - 1], final_norm=True,
-                  frozen_stages=depth,
-                  init_cfg=dict(type='Pretrained', checkpoint='pretrain/vit-b14_dinov2-plain.pth')),
+    backbone=dict(
+        _base_.backbone,
+        **_base_.technique,
+        out_indices=[depth - 1],
+        final_norm=True,
+        frozen_stages=depth,
+        init_cfg=dict(type='Pretrained', checkpoint='pretrain/vit-b14_dinov2-plain.pth'),
+    ),
     decode_head=dict(in_channels=[dims], num_classes=_base_.num_classes),
-    test_cfg=_base_.inference_cfg)
+    test_cfg=_base_.inference_cfg,
+)

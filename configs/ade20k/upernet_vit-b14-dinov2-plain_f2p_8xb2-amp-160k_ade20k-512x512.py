@@ -19,9 +19,15 @@ _base_ = [
 depth, dims = _base_.backbone['num_layers'], _base_.backbone['embed_dims']
 model = dict(
     data_preprocessor=_base_.data_preprocessor,
-    backbone=dict(_base_.backbone, **_base_.technique, out_indices=[3, 5, 7, 11], final_norm=False,
-                  drop_path_rate=0.1),
+    backbone=dict(
+        _base_.backbone,
+        **_base_.technique,
+        out_indices=[3, 5, 7, 11],
+        final_norm=False,
+        drop_path_rate=0.1,
+    ),
     neck=dict(embed_dim=dims),
     decode_head=dict(in_channels=[dims] * 4, channels=dims, num_classes=_base_.num_classes),
     auxiliary_head=dict(in_channels=dims, num_classes=_base_.num_classes),
-    test_cfg=_base_.inference_cfg)
+    test_cfg=_base_.inference_cfg,
+)

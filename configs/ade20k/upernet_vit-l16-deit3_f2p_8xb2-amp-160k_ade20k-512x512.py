@@ -18,13 +18,18 @@ _base_ = [
 depth, dims = _base_.backbone['num_layers'], _base_.backbone['embed_dims']
 model = dict(
     data_preprocessor=_base_.data_preprocessor,
-    backbone=dict(_base_.backbone, out_indices=[7, 11, 15, 23], final_norm=False,
-                  drop_path_rate=0.2, init_cfg=dict(type='Pretrained',
-                                                    checkpoint='pretrain/vit-l16_deit3.pth')),
+    backbone=dict(
+        _base_.backbone,
+        out_indices=[7, 11, 15, 23],
+        final_norm=False,
+        drop_path_rate=0.2,
+        init_cfg=dict(type='Pretrained', checkpoint='pretrain/vit-l16_deit3.pth'),
+    ),
     neck=dict(embed_dim=dims),
     decode_head=dict(in_channels=[dims] * 4, channels=dims, num_classes=_base_.num_classes),
     auxiliary_head=dict(in_channels=dims, num_classes=_base_.num_classes),
-    test_cfg=_base_.inference_cfg)
+    test_cfg=_base_.inference_cfg,
+)
 optim_wrapper = dict(optimizer=dict(lr=2e-5), paramwise_cfg=dict(decay_rate=0.95))
 param_scheduler = [
     dict(type='LinearLR', start_factor=1e-6, by_epoch=False, begin=0, end=3000),

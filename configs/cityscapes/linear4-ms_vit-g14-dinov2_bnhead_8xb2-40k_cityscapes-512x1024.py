@@ -15,8 +15,13 @@ _base_ = [
 depth, dims = _base_.backbone['num_layers'], _base_.backbone['embed_dims']
 model = dict(
     data_preprocessor=_base_.data_preprocessor,
-    backbone=dict(_base_.backbone, out_indices=list(range(depth - 4, depth)), final_norm=True,
-                  frozen_stages=depth),
+    backbone=dict(
+        _base_.backbone,
+        out_indices=list(range(depth - 4, depth)),
+        final_norm=True,
+        frozen_stages=depth,
+    ),
     decode_head=dict(in_channels=[dims] * 4, num_classes=_base_.num_classes),
-    test_cfg=_base_.inference_cfg)
+    test_cfg=_base_.inference_cfg,
+)
 test_with_tta = True

@@ -15,4 +15,5 @@ model = dict(
     data_preprocessor=_base_.data_preprocessor,
     backbone=dict(_base_.backbone, out_indices=[depth - 1], final_norm=True, frozen_stages=depth),
     decode_head=dict(in_channels=[dims], num_classes=_base_.num_classes),
-    test_cfg=_base_.inference_cfg)
+    test_cfg=_base_.inference_cfg,
+)

@@ -12,7 +12,13 @@ _base_ = [
     '../_base_/runtime_det.py',
 ]
 model = dict(
-    backbone=dict(_base_.backbone, **_base_.vitdet_backbone, drop_path_rate=0.1,
-                  global_attn_indexes=(2, 5, 8, 11), out_indices=(11, )),
-    neck=dict(in_channels=_base_.backbone['embed_dims']))
+    backbone=dict(
+        _base_.backbone,
+        **_base_.vitdet_backbone,
+        drop_path_rate=0.1,
+        global_attn_indexes=(2, 5, 8, 11),
+        out_indices=(11,),
+    ),
+    neck=dict(in_channels=_base_.backbone['embed_dims']),
+)
 optim_wrapper = dict(paramwise_cfg=dict(decay_rate=0.7))  # get_vit_lr_decay_rate

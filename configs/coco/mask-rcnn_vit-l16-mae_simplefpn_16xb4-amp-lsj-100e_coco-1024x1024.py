@@ -12,7 +12,13 @@ _base_ = [
     '../_base_/runtime_det.py',
 ]
 model = dict(
-    backbone=dict(_base_.backbone, **_base_.vitdet_backbone, drop_path_rate=0.4,
-                  global_attn_indexes=(5, 11, 17, 23), out_indices=(23, )),
-    neck=dict(in_channels=_base_.backbone['embed_dims']))
+    backbone=dict(
+        _base_.backbone,
+        **_base_.vitdet_backbone,
+        drop_path_rate=0.4,
+        global_attn_indexes=(5, 11, 17, 23),
+        out_indices=(23,),
+    ),
+    neck=dict(in_channels=_base_.backbone['embed_dims']),
+)
 optim_wrapper = dict(paramwise_cfg=dict(decay_rate=0.8))  # get_vit_lr_decay_rate

@@ -4,8 +4,9 @@ _base_ = [
     '../_base_/models/backbones/specvit-tiny-p8.py',
     '../_base_/models/techniques/specialized.py',
     '../_base_/models/specvit-tiny-p8_fcn.py',
-    '../_base_/datasets/demo_ade20k.py', '../_base_/runtime_seg.py',
-    '../_base_/schedules/schedule_demo.py'
+    '../_base_/datasets/demo_ade20k.py',
+    '../_base_/runtime_seg.py',
+    '../_base_/schedules/schedule_demo.py',
 ]
 model = dict(backbone=dict(_base_.backbone, **_base_.technique))
 randomness = dict(seed=0)

@@ -1,4 +1,5 @@
 """Same weights in, same features out: timm's models vs SpecViT built from the converter."""
+
 import pytest
 import timm
 import torch
@@ -43,24 +44,27 @@ def to_specvit(sd, fmt, **override):
 def assert_same_features(ref, model, size, indices=(3, 7, 11)):
     x = torch.randn(1, 3, *size)
     with torch.no_grad():
-        expected = ref.forward_intermediates(x, indices=list(indices), norm=True,
-                                             intermediates_only=True)
+        expected = ref.forward_intermediates(
+            x, indices=list(indices), norm=True, intermediates_only=True
+        )
         got = model(x)
     for e, g in zip(expected, got):
         assert g.shape == e.shape
         assert (g - e).abs().max() <= 1e-4
 
 
-@pytest.mark.parametrize('name, layout', [
-    ('vit_small_patch14_dinov2', 'timm'),
-    ('vit_small_patch14_dinov2', 'dinov2'),
-    ('vit_small_patch14_reg4_dinov2', 'timm'),
-    ('vit_small_patch14_reg4_dinov2', 'dinov2'),
-    ('deit3_small_patch16_224', 'timm'),
-])
+@pytest.mark.parametrize(
+    'name, layout',
+    [
+        ('vit_small_patch14_dinov2', 'timm'),
+        ('vit_small_patch14_dinov2', 'dinov2'),
+        ('vit_small_patch14_reg4_dinov2', 'timm'),
+        ('vit_small_patch14_reg4_dinov2', 'dinov2'),
+        ('deit3_small_patch16_224', 'timm'),
+    ],
+)
 def test_vit_family(name, layout):
-    ref = perturbed(timm.create_model(name, pretrained=False, num_classes=0,
-                                      dynamic_img_size=True))
+    ref = perturbed(timm.create_model(name, pretrained=False, num_classes=0, dynamic_img_size=True))
     sd = ref.state_dict() if layout == 'timm' else dinov2_own_layout(ref.state_dict())
     model, cfg = to_specvit(sd, 'timm' if layout == 'timm' else 'dinov2')
     assert cfg['num_register_tokens'] == (4 if 'reg4' in name else 0)
@@ -80,8 +84,7 @@ def test_cait_at_its_own_size():
     assert (cfg['num_class_attn_layers'], cfg['talking_heads'], cfg['num_heads']) == (2, True, 4)
     x = torch.randn(2, 3, 224, 224)
     with torch.no_grad():
-        expected = ref.forward_intermediates(x, indices=[5, 23], norm=True,
-                                             intermediates_only=True)
+        expected = ref.forward_intermediates(x, indices=[5, 23], norm=True, intermediates_only=True)
         model.out_indices = [5, 23]
         got = model(x)
         for e, g in zip(expected, got):
@@ -95,20 +98,36 @@ def test_cait_at_its_own_size():
 
 def dinov2_swiglu_layout(sd):
     """timm's ViT-g state dict with DINOv2's own SwiGLU names (timm maps w12/w3 to fc1/fc2)."""
-    return {k.replace('.mlp.fc1.', '.mlp.w12.').replace('.mlp.fc2.', '.mlp.w3.'): v
-            for k, v in dinov2_own_layout(sd).items()}
+    return {
+        k.replace('.mlp.fc1.', '.mlp.w12.').replace('.mlp.fc2.', '.mlp.w3.'): v
+        for k, v in dinov2_own_layout(sd).items()
+    }
 
 
-@pytest.mark.parametrize('layout, reduced, specialize', [
-    ('dinov2', dict(depth=2), None),  # ViT-g's own widths: 1536, 24 heads, SwiGLU 4096
-    ('dinov2', dict(depth=3, embed_dim=384, num_heads=6),
-     dict(qkv_blocks='all')),  # specialized (norms, LayerScales, qkv): at init = plain
-    ('timm', dict(depth=3, embed_dim=384, num_heads=6), None),
-], ids=['dinov2-full-width', 'dinov2-specialized', 'timm'])
+@pytest.mark.parametrize(
+    'layout, reduced, specialize',
+    [
+        ('dinov2', dict(depth=2), None),  # ViT-g's own widths: 1536, 24 heads, SwiGLU 4096
+        (
+            'dinov2',
+            dict(depth=3, embed_dim=384, num_heads=6),
+            dict(qkv_blocks='all'),
+        ),  # specialized (norms, LayerScales, qkv): at init = plain
+        ('timm', dict(depth=3, embed_dim=384, num_heads=6), None),
+    ],
+    ids=['dinov2-full-width', 'dinov2-specialized', 'timm'],
+)
 def test_vit_giant_swiglu(layout, reduced, specialize):
-    ref = perturbed(timm.create_model('vit_giant_patch14_dinov2', pretrained=False,
-                                      num_classes=0, img_size=56, dynamic_img_size=True,
-                                      **reduced))
+    ref = perturbed(
+        timm.create_model(
+            'vit_giant_patch14_dinov2',
+            pretrained=False,
+            num_classes=0,
+            img_size=56,
+            dynamic_img_size=True,
+            **reduced,
+        )
+    )
     sd = ref.state_dict() if layout == 'timm' else dinov2_swiglu_layout(ref.state_dict())
     assert layout == 'timm' or any('.mlp.w12.' in k for k in sd)
     sd, cfg = convert_checkpoint(sd, layout)
@@ -116,8 +135,9 @@ def test_vit_giant_swiglu(layout, reduced, specialize):
     assert (cfg['ffn_type'], cfg['mlp_ratio'], cfg['embed_dims']) == ('swiglu', 4.0, dim)
     assert cfg['num_heads'] == dim // 64 and cfg['num_layers'] == len(ref.blocks)
     depth = cfg['num_layers']
-    model = SpecViT(**cfg, out_indices=range(depth), output_cls_token=True,
-                    specialize=specialize).eval()
+    model = SpecViT(
+        **cfg, out_indices=range(depth), output_cls_token=True, specialize=specialize
+    ).eval()
     load_state_dict_strict(model, sd)
     assert model.blocks[0].mlp.fc2.in_features == ref.blocks[0].mlp.fc2.in_features
     if specialize:
@@ -126,9 +146,13 @@ def test_vit_giant_swiglu(layout, reduced, specialize):
     for size in ((56, 56), (70, 42)):
         x = torch.randn(2, 3, *size)
         with torch.no_grad():
-            expected = ref.forward_intermediates(x, indices=list(range(depth)), norm=True,
-                                                 intermediates_only=True,
-                                                 return_prefix_tokens=True)
+            expected = ref.forward_intermediates(
+                x,
+                indices=list(range(depth)),
+                norm=True,
+                intermediates_only=True,
+                return_prefix_tokens=True,
+            )
             got = model(x)
         assert len(got) == len(expected) == depth
         for (e, e_prefix), (g, g_cls) in zip(expected, got):

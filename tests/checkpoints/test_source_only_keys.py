@@ -1,5 +1,6 @@
 """One list of source-only keys (classifier heads, fc_norm, MAE's decoder, mask / distillation
 tokens): conversion drops them, loading ignores those the model lacks and says so."""
+
 import pytest
 import timm
 import torch
@@ -12,17 +13,22 @@ from vitspec.errors import CheckpointError
 from vitspec.models import SpecViT
 
 SOURCE_ONLY = {
-    'head.weight': torch.zeros(10, 192), 'head_dist.bias': torch.zeros(10),
-    'fc_norm.weight': torch.ones(192), 'dist_token': torch.zeros(1, 1, 192),
-    'mask_token': torch.zeros(1, 1, 192), 'decoder_embed.weight': torch.zeros(128, 192),
-    'decoder_blocks.0.attn.qkv.weight': torch.zeros(384, 128), 'decoder_pred.bias': torch.zeros(3),
+    'head.weight': torch.zeros(10, 192),
+    'head_dist.bias': torch.zeros(10),
+    'fc_norm.weight': torch.ones(192),
+    'dist_token': torch.zeros(1, 1, 192),
+    'mask_token': torch.zeros(1, 1, 192),
+    'decoder_embed.weight': torch.zeros(128, 192),
+    'decoder_blocks.0.attn.qkv.weight': torch.zeros(384, 128),
+    'decoder_pred.bias': torch.zeros(3),
     'decoder.norm.weight': torch.ones(128),
 }
 
 
 def tiny_vit():
-    return timm.create_model('vit_tiny_patch16_224', pretrained=False, num_classes=0,
-                             img_size=32, depth=2)
+    return timm.create_model(
+        'vit_tiny_patch16_224', pretrained=False, num_classes=0, img_size=32, depth=2
+    )
 
 
 @pytest.mark.parametrize('key', sorted(SOURCE_ONLY))
@@ -30,8 +36,10 @@ def test_pattern_covers_every_source_only_key(key):
     assert SOURCE_ONLY_KEYS.match(key)
 
 
-@pytest.mark.parametrize('key', ['norm.weight', 'blocks.0.norm1.weight', 'cls_token',
-                                 'blocks.0.mlp.fc1.weight', 'reg_token'])
+@pytest.mark.parametrize(
+    'key',
+    ['norm.weight', 'blocks.0.norm1.weight', 'cls_token', 'blocks.0.mlp.fc1.weight', 'reg_token'],
+)
 def test_pattern_leaves_backbone_keys(key):
     assert not SOURCE_ONLY_KEYS.match(key)
 
@@ -60,16 +68,18 @@ def test_loading_ignores_source_only_keys_and_reports_them(monkeypatch):
     logged = []
     monkeypatch.setattr(load, 'print_log', lambda msg, logger=None: logged.append(msg))
     src = tiny_vit()
-    model = SpecViT(img_size=32, patch_size=16, embed_dims=192, num_layers=2, num_heads=3,
-                    pos_embed_cls=True)
+    model = SpecViT(
+        img_size=32, patch_size=16, embed_dims=192, num_layers=2, num_heads=3, pos_embed_cls=True
+    )
     load.load_state_dict_strict(model, dict(src.state_dict(), **SOURCE_ONLY), source='mae.pth')
     assert torch.equal(model.blocks[1].mlp.fc2.weight, src.blocks[1].mlp.fc2.weight)
     assert logged == [f'mae.pth: ignored source keys: {", ".join(sorted(SOURCE_ONLY))}']
 
 
 def test_loading_refuses_other_unexpected_keys():
-    model = SpecViT(img_size=32, patch_size=16, embed_dims=192, num_layers=2, num_heads=3,
-                    pos_embed_cls=True)
+    model = SpecViT(
+        img_size=32, patch_size=16, embed_dims=192, num_layers=2, num_heads=3, pos_embed_cls=True
+    )
     sd = dict(tiny_vit().state_dict(), **{'pre_logits.fc.weight': torch.zeros(1)})
     with pytest.raises(CheckpointError, match=r'unexpected keys \(1\): pre_logits\.fc\.weight'):
         load.load_state_dict_strict(model, sd)

@@ -1,4 +1,5 @@
 """Every backbone and technique fragment in configs/_base_/models builds a SpecViT."""
+
 import itertools
 
 import pytest
@@ -14,12 +15,19 @@ TECHNIQUES = sorted((MODELS / 'techniques').glob('*.py'))
 # CaiT keeps CLS out of the self-attention stage: nothing to specialize or add registers to.
 # CaiT's class-attention blocks have the plain MLP; DINOv2 ViT-g's is SwiGLU.
 INCOMPATIBLE = {('cait-xxs24', t) for t in ('specialized', 'specialized_lora', 'registers')} | {
-    ('vit-g14_dinov2', 'class_attention')}
+    ('vit-g14_dinov2', 'class_attention')
+}
 
 
-@pytest.mark.parametrize('backbone, technique', [
-    (b, t) for b, t in itertools.product(BACKBONES, TECHNIQUES)
-    if (b.stem, t.stem) not in INCOMPATIBLE], ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    'backbone, technique',
+    [
+        (b, t)
+        for b, t in itertools.product(BACKBONES, TECHNIQUES)
+        if (b.stem, t.stem) not in INCOMPATIBLE
+    ],
+    ids=lambda p: p.stem,
+)
 def test_fragment_builds(backbone, technique):
     cfg = dict(Config.fromfile(backbone).backbone)
     cfg.update(Config.fromfile(technique).technique)

@@ -1,6 +1,7 @@
 """Every depth config builds its model (meta device), optimizer and pipelines; the DINOv2
 reproduction configs hold the published protocol (hosted configs and the Toolbox's transforms);
 the schedule is mmcv's cosine-with-linear-warm-up and OneCycle momentum, step for step."""
+
 import math
 
 import pytest
@@ -14,8 +15,9 @@ from mmseg.registry import MODELS
 import vitspec  # noqa: F401  (registers)
 from tests.utils import ROOT
 
-ALL = sorted(p.relative_to(ROOT) for d in ('nyu', 'kitti')
-             for p in (ROOT / 'configs' / d).glob('*.py'))
+ALL = sorted(
+    p.relative_to(ROOT) for d in ('nyu', 'kitti') for p in (ROOT / 'configs' / d).glob('*.py')
+)
 REPRO = [p for p in ALL if '-dinov2_8xb2' in p.name]
 FIXED = [p for p in ALL if '_gradloss-fixed_' in p.name]
 DEMO = sorted(p.relative_to(ROOT) for p in (ROOT / 'configs/demo').glob('*demo-nyu*.py'))
@@ -99,7 +101,13 @@ def test_reproduction_protocol(path):
     assert tuple(cfg.model.test_cfg.crop_size) == ((352, 1216) if kitti else (480, 640))
     first = 'KBCrop' if kitti else 'RegionCrop'
     assert transforms(cfg.train_pipeline)[2:] == [
-        first, 'RandomRotate', 'RandomFlip', 'RandomCrop', 'ColorAug', 'PackSegInputs']
+        first,
+        'RandomRotate',
+        'RandomFlip',
+        'RandomCrop',
+        'ColorAug',
+        'PackSegInputs',
+    ]
     rotate, color = cfg.train_pipeline[3], cfg.train_pipeline[6]
     assert rotate.degree == 2.5 and rotate.prob == 0.5 and rotate.seg_pad_val == 0
     assert tuple(color.brightness_range) == ((0.9, 1.1) if kitti else (0.75, 1.25))
@@ -126,8 +134,10 @@ def mmcv_lr(t, base=1e-4, total=38400, warmup=12800, ratio=1e-3, min_ratio=1e-8)
 
 def mmcv_beta1(t, total=38400, pct=0.3, low=0.85, high=0.95):
     """mmcv 1.x OneCycleMomentumUpdaterHook (momentum_updater.py), two phases, cos."""
+
     def cos(start, end, f):
         return end + 0.5 * (start - end) * (1 + math.cos(math.pi * f))
+
     turn = float(pct * total) - 1
     if t <= turn:
         return cos(high, low, t / turn)
@@ -136,11 +146,11 @@ def mmcv_beta1(t, total=38400, pct=0.3, low=0.85, high=0.95):
 
 def test_schedule_is_mmcv_cosine_with_linear_warmup_and_one_cycle_momentum():
     cfg = Config.fromfile(SCHEDULE)
-    optimizer = torch.optim.AdamW([torch.nn.Parameter(torch.zeros(1))],
-                                  **{k: v for k, v in cfg.optim_wrapper.optimizer.items()
-                                     if k != 'type'})
-    schedulers = [PARAM_SCHEDULERS.build(dict(s, optimizer=optimizer))
-                  for s in cfg.param_scheduler]
+    optimizer = torch.optim.AdamW(
+        [torch.nn.Parameter(torch.zeros(1))],
+        **{k: v for k, v in cfg.optim_wrapper.optimizer.items() if k != 'type'},
+    )
+    schedulers = [PARAM_SCHEDULERS.build(dict(s, optimizer=optimizer)) for s in cfg.param_scheduler]
     optimizer.step()  # once, as training does before the first scheduler step (no grads: a no-op)
     checked = 0
     for t in range(cfg.max_iters):

@@ -1,6 +1,7 @@
 """Every detection config builds its model, optimizer and pipelines; the COCO configs are ViTDet's
 (field by field against the published files in configs/reproductions.yaml; here: what the built
 model and optimizer do with them)."""
+
 import re
 
 import pytest
@@ -46,7 +47,8 @@ def test_config_builds_model_optimizer_and_pipelines(path):
     with torch.no_grad():
         feats = model.extract_feat(torch.empty(1, 3, *size, device='meta'))
     assert [f.shape[-2:] for f in feats] == [
-        (-(-size[0] // s), -(-size[1] // s)) for s in (4, 8, 16, 32, 64)]
+        (-(-size[0] // s), -(-size[1] // s)) for s in (4, 8, 16, 32, 64)
+    ]
     assert all(f.shape[1] == cfg.model.neck.out_channels for f in feats)
     build_optimizer(model, cfg)
     with DefaultScope.overwrite_default_scope('mmdet'):
@@ -88,17 +90,28 @@ def test_layer_decay_and_weight_decay_as_vitdet(size):
     lr = {n: g['lr'] for g in groups for n in g['param_names']}
     wd = {n: g['weight_decay'] for g in groups for n in g['param_names']}
     depth, decay = cfg.model.backbone.num_layers, VITDET[size][2]
-    assert lr['backbone.blocks.0.attn.qkv.weight'] == pytest.approx(1e-4 * decay ** depth)
-    assert lr['backbone.blocks.0.attn.rel_pos_h'] == pytest.approx(1e-4 * decay ** depth)
+    assert lr['backbone.blocks.0.attn.qkv.weight'] == pytest.approx(1e-4 * decay**depth)
+    assert lr['backbone.blocks.0.attn.rel_pos_h'] == pytest.approx(1e-4 * decay**depth)
     assert lr['backbone.patch_embed.proj.weight'] == pytest.approx(1e-4 * decay ** (depth + 1))
-    assert lr['neck.fpn_convs.0.conv.weight'] == lr['roi_head.mask_head.conv_logits.weight'] \
+    assert (
+        lr['neck.fpn_convs.0.conv.weight']
+        == lr['roi_head.mask_head.conv_logits.weight']
         == pytest.approx(1e-4)
-    layer_norms = {f'backbone.{n}' for n, m in model.backbone.named_modules()
-                   if isinstance(m, torch.nn.LayerNorm) for n in (f'{n}.weight', f'{n}.bias')}
+    )
+    layer_norms = {
+        f'backbone.{n}'
+        for n, m in model.backbone.named_modules()
+        if isinstance(m, torch.nn.LayerNorm)
+        for n in (f'{n}.weight', f'{n}.bias')
+    }
     no_decay = {n for n, w in wd.items() if w == 0}
     assert no_decay == (layer_norms | {'backbone.pos_embed'}) & set(wd)
-    for name in ('backbone.blocks.0.attn.qkv.bias', 'backbone.blocks.3.attn.rel_pos_w',
-                 'neck.lateral_convs.0.ln.weight', 'roi_head.bbox_head.shared_fcs.0.bias'):
+    for name in (
+        'backbone.blocks.0.attn.qkv.bias',
+        'backbone.blocks.3.attn.rel_pos_w',
+        'neck.lateral_convs.0.ln.weight',
+        'roi_head.bbox_head.shared_fcs.0.bias',
+    ):
         assert wd[name] == 0.1, name
     assert not any(re.match(r'backbone\.norm\.', n) for n in wd)  # no final norm: frozen
 

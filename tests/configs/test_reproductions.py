@@ -1,5 +1,6 @@
 """The reproduction ledger: every published protocol field holds in the built config, a changed
 field is caught, every result the ledger promises is there, and docs/reproduce.md follows it."""
+
 import copy
 import re
 
@@ -23,11 +24,20 @@ LEDGER = load_ledger()
 ROWS = {row['id']: row for row in LEDGER['rows']}
 SIZES = ('s', 'b', 'l', 'g')
 REQUIRED = [  # the published results the ledger must hold
-    *(f'dinov2-{d}-{p}-vit{s}14' for d in ('ade20k', 'cityscapes') for p in ('lin', 'ms')
-      for s in SIZES),
-    *(f'dinov2-{d}-{p}-vit{s}14' for d in ('nyu', 'kitti') for p in ('lin1', 'lin4', 'dpt')
-      for s in SIZES),
-    'mae-ade20k-upernet-vitb16', 'mae-ade20k-upernet-vitl16',
+    *(
+        f'dinov2-{d}-{p}-vit{s}14'
+        for d in ('ade20k', 'cityscapes')
+        for p in ('lin', 'ms')
+        for s in SIZES
+    ),
+    *(
+        f'dinov2-{d}-{p}-vit{s}14'
+        for d in ('nyu', 'kitti')
+        for p in ('lin1', 'lin4', 'dpt')
+        for s in SIZES
+    ),
+    'mae-ade20k-upernet-vitb16',
+    'mae-ade20k-upernet-vitl16',
     *(f'vitdet-coco-maskrcnn-vit{s}-mae-{m}' for s in 'bl' for m in ('box', 'mask')),
 ]
 
@@ -50,7 +60,7 @@ def test_built_config_matches_every_published_field(row_id):
 
 def _set(cfg, path, value):
     tokens = TOKEN.findall(path)
-    parent_path = path[:path.rfind('.')] if tokens[-1][0] else path[:path.rfind('[')]
+    parent_path = path[: path.rfind('.')] if tokens[-1][0] else path[: path.rfind('[')]
     parent = field_value(cfg, parent_path) if '.' in path or '[' in path else cfg
     name, index = tokens[-1]
     parent[name if name else int(index)] = value
@@ -80,15 +90,17 @@ def test_a_changed_field_fails_its_row():
             mutated = copy.deepcopy(cfg)
             _set(mutated, name, _changed(field_value(cfg, name)))
             problems = check_row(LEDGER, row, mutated)
-            assert any(re.match(rf'{re.escape(row["id"])}: {re.escape(name)} ', p)
-                       for p in problems), (name, problems)
+            assert any(
+                re.match(rf'{re.escape(row["id"])}: {re.escape(name)} ', p) for p in problems
+            ), (name, problems)
             checked += 1
     assert checked > 100
 
 
 def test_docs_reproduce_md_and_readme_follow_the_ledger():
-    assert (ROOT / 'docs' / 'reproduce.md').read_text() == render_doc(LEDGER), \
+    assert (ROOT / 'docs' / 'reproduce.md').read_text() == render_doc(LEDGER), (
         'run python tools/reproductions.py'
+    )
     readme = (ROOT / 'README.md').read_text()
     assert readme == readme_with_table(readme, LEDGER), 'run python tools/reproductions.py'
 

@@ -2,14 +2,19 @@
 runs it alike: vitspec imported, the safe-I/O, empty-dataset, unused-parameter and progress-bar
 hooks, a finite-loss optimizer wrapper; and every frozen-backbone probe, segmentation or depth,
 is guarded by the same LinearProbeHook."""
+
 import pytest
 from mmengine.config import Config
 
 from tests.utils import ROOT
 
 CONFIGS = sorted(p.relative_to(ROOT) for p in (ROOT / 'configs').glob('[!_]*/*.py'))
-RUN_HOOKS = ['SafeIOHook', 'EmptyDatasetCheckHook', 'UnusedParameterCheckHook',
-             'EvalProgressBarHook']
+RUN_HOOKS = [
+    'SafeIOHook',
+    'EmptyDatasetCheckHook',
+    'UnusedParameterCheckHook',
+    'EvalProgressBarHook',
+]
 WRAPPERS = ('FiniteLossOptimWrapper', 'FiniteLossAmpOptimWrapper')
 
 
@@ -23,7 +28,7 @@ def test_config_declares_the_run_behaviour(path):
     cfg = Config.fromfile(ROOT / path)
     assert 'vitspec' in cfg.custom_imports.imports
     hooks = [h['type'] for h in cfg.custom_hooks]
-    assert hooks[:len(RUN_HOOKS)] == RUN_HOOKS
+    assert hooks[: len(RUN_HOOKS)] == RUN_HOOKS
     assert cfg.optim_wrapper.type in WRAPPERS
     assert ('LinearProbeHook' in hooks) is frozen(cfg)
 

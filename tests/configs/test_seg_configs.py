@@ -2,6 +2,7 @@
 data pipelines; linear probes are frozen /14 DINOv2 probes with the published taps; the "+ms"
 pipelines scale images as DINOv2's mmseg 0.x configs did; technique comparisons differ in their
 technique line only and ship no technique that needs a checkpoint nobody released."""
+
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -19,8 +20,11 @@ import vitspec  # noqa: F401  (registers)
 from tests.shrink_config import cpu_optim_wrapper
 from tests.utils import ROOT
 
-CONFIGS = sorted(p.relative_to(ROOT) for d in ('ade20k', 'cityscapes')
-                 for p in (ROOT / 'configs' / d).glob('*.py'))
+CONFIGS = sorted(
+    p.relative_to(ROOT)
+    for d in ('ade20k', 'cityscapes')
+    for p in (ROOT / 'configs' / d).glob('*.py')
+)
 DEMO = sorted(p.relative_to(ROOT) for p in (ROOT / 'configs/demo').glob('fcn_specvit-tiny-p8-*.py'))
 LINEAR = [p for p in CONFIGS if p.name.startswith(('linear_', 'linear4-ms_'))]
 MS = [p for p in CONFIGS if p.name.startswith('linear4-ms_')]
@@ -92,7 +96,8 @@ def short_side_after(transform_cfg, h, w, seed=0):
     np.random.seed(seed)
     with DefaultScope.overwrite_default_scope('mmseg'):
         out = TRANSFORMS.build(transform_cfg)(
-            dict(img=np.zeros((h, w, 3), np.uint8), img_shape=(h, w), ori_shape=(h, w)))
+            dict(img=np.zeros((h, w, 3), np.uint8), img_shape=(h, w), ori_shape=(h, w))
+        )
     return min(out['img'].shape[:2]), max(out['img'].shape[:2])
 
 
@@ -129,8 +134,9 @@ def test_technique_comparisons_differ_only_in_the_technique_line():
         match = COMPARISON.fullmatch(path.stem)
         if match:
             groups[match['rest']][match['tech']] = path
-    assert groups and all(sorted(g) == ['plain', 'spec', 'spec-lora', 'tg-dct']
-                          for g in groups.values())
+    assert groups and all(
+        sorted(g) == ['plain', 'spec', 'spec-lora', 'tg-dct'] for g in groups.values()
+    )
     for by_tech in groups.values():
         plain = (ROOT / by_tech['plain']).read_text().splitlines()
         for tech, path in by_tech.items():
@@ -139,13 +145,18 @@ def test_technique_comparisons_differ_only_in_the_technique_line():
             assert len(lines) == len(plain) and len(diff) == (tech != 'plain'), path
             assert all('_base_/models/techniques/' in line for line in diff), diff
             model = build_model(load(path))  # the technique is really on, and trains
-            active = {'plain': lambda b: True,
-                      'spec': lambda b: any('cls_' in n for n, _ in b.named_parameters()),
-                      'spec-lora': lambda b: any('lora' in n for n, _ in b.named_parameters()),
-                      'tg-dct': lambda b: b.token_graying is not None}[tech]
+            active = {
+                'plain': lambda b: True,
+                'spec': lambda b: any('cls_' in n for n, _ in b.named_parameters()),
+                'spec-lora': lambda b: any('lora' in n for n, _ in b.named_parameters()),
+                'tg-dct': lambda b: b.token_graying is not None,
+            }[tech]
             assert active(model.backbone), path
-            assert all(p.requires_grad for n, p in model.backbone.named_parameters()
-                       if n != 'norm.weight' and n != 'norm.bias'), path
+            assert all(
+                p.requires_grad
+                for n, p in model.backbone.named_parameters()
+                if n != 'norm.weight' and n != 'norm.bias'
+            ), path
 
 
 def test_the_specialization_probe_names_a_checkpoint_pretrained_with_it():
@@ -164,7 +175,7 @@ def test_mae_layer_decay_follows_mmseg_num_layers_plus_2():
     with DefaultScope.overwrite_default_scope('mmseg'):
         optimizer = build_optim_wrapper(model, cfg.optim_wrapper).optimizer
     lr = {name: g['lr'] for g in optimizer.param_groups for name in g['param_names']}
-    assert lr['backbone.patch_embed.proj.weight'] == pytest.approx(1e-4 * 0.65 ** 13)
-    assert lr['backbone.blocks.0.attn.qkv.weight'] == pytest.approx(1e-4 * 0.65 ** 12)
+    assert lr['backbone.patch_embed.proj.weight'] == pytest.approx(1e-4 * 0.65**13)
+    assert lr['backbone.blocks.0.attn.qkv.weight'] == pytest.approx(1e-4 * 0.65**12)
     assert lr['backbone.blocks.11.mlp.fc2.weight'] == pytest.approx(1e-4 * 0.65)
     assert lr['decode_head.conv_seg.weight'] == pytest.approx(1e-4)

@@ -1,6 +1,7 @@
 """Every shipped technique config can show a difference: it has a plain twin that differs from it
 in the technique alone (same recipe, same checkpoint unless it is a frozen probe of a checkpoint
 pretrained with the technique), and nothing in it is refused as inert."""
+
 import re
 
 import pytest
@@ -13,8 +14,11 @@ from vitspec.layers.specialized import is_cls_key
 from vitspec.models import SpecViT
 
 TECHNIQUE = re.compile(r'-(spec-lora|spec|tg-dct|tg-svd|ls|lws)_')
-CONFIGS = sorted(p.relative_to(ROOT) for p in (ROOT / 'configs').glob('*/*.py')
-                 if TECHNIQUE.search(p.name) and p.parent.name != 'demo')
+CONFIGS = sorted(
+    p.relative_to(ROOT)
+    for p in (ROOT / 'configs').glob('*/*.py')
+    if TECHNIQUE.search(p.name) and p.parent.name != 'demo'
+)
 
 
 def test_technique_configs_are_shipped():
@@ -32,8 +36,15 @@ def test_technique_config_differs_from_its_plain_twin_in_the_technique_only(path
     if frozen(technique):  # a probe measures a checkpoint pretrained with the technique
         assert backbone.init_cfg.checkpoint != plain.model.backbone.init_cfg.checkpoint
     else:  # fine-tuning: the technique's own parameters train
-        toy = dict(backbone, img_size=28, embed_dims=32, num_layers=3, num_heads=2,
-                   out_indices=(2,), init_cfg=None)
+        toy = dict(
+            backbone,
+            img_size=28,
+            embed_dims=32,
+            num_layers=3,
+            num_heads=2,
+            out_indices=(2,),
+            init_cfg=None,
+        )
         toy.pop('type')
         model = SpecViT(**toy)
         cls = [p.requires_grad for n, p in model.named_parameters() if is_cls_key(n)]

@@ -1,5 +1,6 @@
 """Bad COCO input: a missing image is an error naming it; a box of negative size is dropped
 with a warning naming its image, and the sample still trains the demo model."""
+
 import json
 
 import pytest
@@ -29,17 +30,31 @@ def write_coco(root, boxes_by_image, missing=()):
             Image.new('RGB', (64, 64), (img_id * 40, 90, 30)).save(root / 'images' / name)
         images.append(dict(id=img_id, file_name=name, width=64, height=64))
         for box in boxes:
-            anns.append(dict(id=len(anns) + 1, image_id=img_id, category_id=1, bbox=box,
-                             area=1600.0, iscrowd=0, segmentation=SQUARE))
-    (root / 'ann.json').write_text(json.dumps(dict(
-        images=images, annotations=anns, categories=[dict(id=1, name='person')])))
+            anns.append(
+                dict(
+                    id=len(anns) + 1,
+                    image_id=img_id,
+                    category_id=1,
+                    bbox=box,
+                    area=1600.0,
+                    iscrowd=0,
+                    segmentation=SQUARE,
+                )
+            )
+    (root / 'ann.json').write_text(
+        json.dumps(dict(images=images, annotations=anns, categories=[dict(id=1, name='person')]))
+    )
 
 
 def build_dataset(root, split='train'):
     cfg = Config.fromfile(ROOT / DEMO)
     dataset = cfg[f'{split}_dataloader'].dataset
-    dataset.update(data_root=str(root), ann_file='ann.json', data_prefix=dict(img='images/'),
-                   metainfo=dict(classes=('person', )))
+    dataset.update(
+        data_root=str(root),
+        ann_file='ann.json',
+        data_prefix=dict(img='images/'),
+        metainfo=dict(classes=('person',)),
+    )
     with DefaultScope.overwrite_default_scope('mmdet'):
         return DATASETS.build(dataset)
 
@@ -55,8 +70,11 @@ def demo_loss(samples):
 
 
 def test_missing_image_is_an_error_naming_it(tmp_path):
-    write_coco(tmp_path, {'here.jpg': [[10, 10, 40, 40]], 'gone.jpg': [[5, 5, 20, 20]]},
-               missing={'gone.jpg'})
+    write_coco(
+        tmp_path,
+        {'here.jpg': [[10, 10, 40, 40]], 'gone.jpg': [[5, 5, 20, 20]]},
+        missing={'gone.jpg'},
+    )
     with pytest.raises(DataFileError, match=r'1 images that are not on disk: .*gone\.jpg'):
         build_dataset(tmp_path)
 
@@ -64,16 +82,17 @@ def test_missing_image_is_an_error_naming_it(tmp_path):
 def test_negative_box_is_dropped_with_a_warning_naming_the_image(tmp_path, monkeypatch):
     logged = []
     monkeypatch.setattr(checked_coco, 'print_log', lambda msg, **kw: logged.append(msg))
-    write_coco(tmp_path, {'good.jpg': [[10, 10, 40, 40]],
-                          'bad.jpg': [[10, 10, 40, 40], [30, 30, -20, 25]]})
+    write_coco(
+        tmp_path, {'good.jpg': [[10, 10, 40, 40]], 'bad.jpg': [[10, 10, 40, 40], [30, 30, -20, 25]]}
+    )
     dataset = build_dataset(tmp_path)
     assert len(logged) == 1
     assert 'bad.jpg (annotation 3, bbox [30, 30, -20, 25]: non-positive width' in logged[0]
     assert 'good.jpg' not in logged[0]
-    bad = next(i for i in range(len(dataset)) if dataset.get_data_info(i)['img_path']
-               .endswith('bad.jpg'))
-    assert [inst['bbox'] for inst in dataset.get_data_info(bad)['instances']] == [
-        [10, 10, 50, 50]]
+    bad = next(
+        i for i in range(len(dataset)) if dataset.get_data_info(i)['img_path'].endswith('bad.jpg')
+    )
+    assert [inst['bbox'] for inst in dataset.get_data_info(bad)['instances']] == [[10, 10, 50, 50]]
 
     loss, _ = demo_loss([dataset[bad], dataset[1 - bad]])
     assert torch.isfinite(loss)

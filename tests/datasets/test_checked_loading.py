@@ -1,4 +1,5 @@
 """Bad files in a dataset stop the configs' real pipelines with an error that names the file."""
+
 import re
 import shutil
 
@@ -86,15 +87,18 @@ def test_label_of_the_wrong_size(ade_root):
     dataset, image, label = first_train_sample(ade_root)
     seg = np.asarray(Image.open(label))
     Image.fromarray(seg[:-3]).save(label)
-    with pytest.raises(DataFileError, match=rf'annotation {re.escape(label)} is \d+x\d+ but its '
-                                            rf'image {re.escape(image)} is'):
+    with pytest.raises(
+        DataFileError,
+        match=rf'annotation {re.escape(label)} is \d+x\d+ but its '
+        rf'image {re.escape(image)} is',
+    ):
         load(dataset)
 
 
 def test_truncated_label_png(ade_root):
     dataset, _, label = first_train_sample(ade_root)
     data = open(label, 'rb').read()
-    open(label, 'wb').write(data[:len(data) // 2])
+    open(label, 'wb').write(data[: len(data) // 2])
     with pytest.raises(DataFileError, match=re.escape(label)):
         load(dataset)
 
@@ -102,12 +106,26 @@ def test_truncated_label_png(ade_root):
 @pytest.mark.slow
 def test_empty_dataset_directory_is_named(tmp_path):
     root = tmp_path / 'ADEChallengeData2016'
-    for sub in ('images/training', 'annotations/training', 'images/validation',
-                'annotations/validation'):
+    for sub in (
+        'images/training',
+        'annotations/training',
+        'images/validation',
+        'annotations/validation',
+    ):
         (root / sub).mkdir(parents=True)
     config = ROOT / 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
-    proc = run_tool(['tools/train.py', config, '--work-dir', tmp_path / 'w', '--cfg-options',
-                     f'train_dataloader.dataset.data_root={root}',
-                     f'val_dataloader.dataset.data_root={root}'], check=False, timeout=300)
+    proc = run_tool(
+        [
+            'tools/train.py',
+            config,
+            '--work-dir',
+            tmp_path / 'w',
+            '--cfg-options',
+            f'train_dataloader.dataset.data_root={root}',
+            f'val_dataloader.dataset.data_root={root}',
+        ],
+        check=False,
+        timeout=300,
+    )
     assert proc.returncode != 0
     assert f"a dataset is empty: no samples found under {{'train': '{root}'" in proc.stderr

@@ -1,5 +1,6 @@
 """The 16 real COCO images through the ViTDet configs' pipelines, and mmdet's CocoMetric on the
 ground truth fed back as detections (AP 1) and on a perturbed copy (lower AP)."""
+
 import numpy as np
 import pytest
 import torch
@@ -19,8 +20,12 @@ ANN = 'annotations/instances_train2017.json'
 def real_dataset(realdata, split, **overrides):
     cfg = Config.fromfile(ROOT / CONFIG)
     dataset = cfg[f'{split}_dataloader'].dataset
-    dataset.update(data_root=str(realdata / 'coco') + '/', ann_file=ANN,
-                   data_prefix=dict(img='train2017/'), **overrides)
+    dataset.update(
+        data_root=str(realdata / 'coco') + '/',
+        ann_file=ANN,
+        data_prefix=dict(img='train2017/'),
+        **overrides,
+    )
     with DefaultScope.overwrite_default_scope('mmdet'):
         return DATASETS.build(dataset)
 
@@ -48,8 +53,7 @@ def test_real_images_load_through_the_pipeline(realdata, split):
             assert len(gt) + len(crowd) == len(dataset.get_data_info(i)['instances'])
             assert len(gt) > 0
         boxes = gt.bboxes.tensor
-        assert ((boxes[:, 2:] >= boxes[:, :2]).all() and (boxes >= 0).all()
-                and (boxes <= 1024).all())
+        assert (boxes[:, 2:] >= boxes[:, :2]).all() and (boxes >= 0).all() and (boxes <= 1024).all()
         assert len(gt.masks) == len(gt)
 
 
@@ -67,12 +71,24 @@ def ground_truth_as_detections(dataset, shift=0.0):
             sizes = boxes[:, 2:] - boxes[:, :2]
             offsets = (sizes * shift).round()
             boxes += offsets.repeat(1, 2)
-            masks = torch.stack([m.roll((int(dy), int(dx)), dims=(0, 1))
-                                 for m, (dx, dy) in zip(masks, offsets.tolist())])
-        samples.append(dict(
-            img_id=info['img_id'], ori_shape=(h, w),
-            pred_instances=dict(bboxes=boxes, masks=masks, scores=torch.ones(len(kept)),
-                                labels=torch.tensor([inst['bbox_label'] for inst in kept]))))
+            masks = torch.stack(
+                [
+                    m.roll((int(dy), int(dx)), dims=(0, 1))
+                    for m, (dx, dy) in zip(masks, offsets.tolist())
+                ]
+            )
+        samples.append(
+            dict(
+                img_id=info['img_id'],
+                ori_shape=(h, w),
+                pred_instances=dict(
+                    bboxes=boxes,
+                    masks=masks,
+                    scores=torch.ones(len(kept)),
+                    labels=torch.tensor([inst['bbox_label'] for inst in kept]),
+                ),
+            )
+        )
     return samples
 
 

@@ -1,4 +1,5 @@
 """Bad depth inputs fail with the file named; crops and padding keep depth meaningful."""
+
 import numpy as np
 import pytest
 import torch
@@ -28,8 +29,10 @@ def write_pair(folder, name, depth, size=(40, 60)):
 
 
 def load(tmp_path, name):
-    results = dict(img_path=str(tmp_path / 'images' / f'{name}.jpg'),
-                   depth_map_path=str(tmp_path / 'annotations' / f'{name}.png'))
+    results = dict(
+        img_path=str(tmp_path / 'images' / f'{name}.jpg'),
+        depth_map_path=str(tmp_path / 'annotations' / f'{name}.png'),
+    )
     return LoadDepthPNG(depth_scale=1000)(CheckedLoadImageFromFile()(results))
 
 
@@ -66,9 +69,11 @@ def kitti_root(tmp_path, lines):
         path.write_bytes(b'')
     split = tmp_path / 'split.txt'
     split.write_text(''.join(line + '\n' for line in lines))
-    return dict(type='KITTIDepthDataset', ann_file=str(split),
-                data_prefix=dict(img_path=str(tmp_path / 'raw'),
-                                 depth_map_path=str(tmp_path / 'gt')))
+    return dict(
+        type='KITTIDepthDataset',
+        ann_file=str(split),
+        data_prefix=dict(img_path=str(tmp_path / 'raw'), depth_map_path=str(tmp_path / 'gt')),
+    )
 
 
 def build(cfg):
@@ -88,9 +93,13 @@ def test_kitti_split_lines(tmp_path):
     assert info['focal'] == pytest.approx(721.5377)
 
 
-@pytest.mark.parametrize('line, what', [
-    (f'{IMG.replace("0000000000", "0000000009")} {DEPTH} 721.5', 'image'),
-    (f'{IMG} {DEPTH.replace("0000000000", "0000000009")} 721.5', 'depth map')])
+@pytest.mark.parametrize(
+    'line, what',
+    [
+        (f'{IMG.replace("0000000000", "0000000009")} {DEPTH} 721.5', 'image'),
+        (f'{IMG} {DEPTH.replace("0000000000", "0000000009")} 721.5', 'depth map'),
+    ],
+)
 def test_kitti_split_naming_a_missing_file(tmp_path, line, what):
     cfg = kitti_root(tmp_path, [f'{IMG} {DEPTH} 721.5377', line])
     with pytest.raises(DataFileError, match=f'split.txt:2: {what} .*0000000009.png does not exist'):
@@ -103,8 +112,12 @@ def test_kitti_malformed_split_line(tmp_path):
 
 
 def test_kb_crop_records_where_it_cut():
-    results = dict(img=np.zeros((375, 1242, 3)), gt_depth_map=np.ones((375, 1242)),
-                   seg_fields=['gt_depth_map'], ori_shape=(375, 1242))
+    results = dict(
+        img=np.zeros((375, 1242, 3)),
+        gt_depth_map=np.ones((375, 1242)),
+        seg_fields=['gt_depth_map'],
+        ori_shape=(375, 1242),
+    )
     out = KBCrop()(results)
     assert out['img'].shape[:2] == out['gt_depth_map'].shape == (352, 1216)
     assert out['crop_offset'] == (23, 13, 375, 1242) and out['ori_shape'] == (352, 1216)
@@ -112,13 +125,15 @@ def test_kb_crop_records_where_it_cut():
         KBCrop()(dict(img=np.zeros((128, 384, 3)), seg_fields=[]))
 
 
-@pytest.mark.parametrize('region, box', [('nyu_eigen', (45, 471, 41, 601)),
-                                         ('nyu_train', (45, 472, 43, 608))])
+@pytest.mark.parametrize(
+    'region, box', [('nyu_eigen', (45, 471, 41, 601)), ('nyu_train', (45, 472, 43, 608))]
+)
 def test_region_crop_boxes(region, box):
     """'nyu_train': the Toolbox's NYUCrop, img[45:472, 43:608], that DINOv2's configs train on."""
     depth = np.arange(480 * 640, dtype=np.float32).reshape(480, 640)
-    out = RegionCrop(region)(dict(img=np.zeros((480, 640, 3)), gt_depth_map=depth,
-                                  seg_fields=['gt_depth_map']))
+    out = RegionCrop(region)(
+        dict(img=np.zeros((480, 640, 3)), gt_depth_map=depth, seg_fields=['gt_depth_map'])
+    )
     top, bottom, left, right = box
     assert out['gt_depth_map'].shape == out['img'].shape[:2] == (bottom - top, right - left)
     assert out['gt_depth_map'][0, 0] == top * 640 + left
@@ -164,8 +179,7 @@ def test_padding_adds_invalid_depth_not_255():
         sample = SegDataSample(gt_depth_map=PixelData(data=torch.full((1, h, w), 3.0)))
         sample.set_metainfo(dict(img_shape=(h, w), ori_shape=(h, w)))
         batch.append((torch.zeros(3, h, w), sample))
-    out = pre(dict(inputs=[b[0] for b in batch], data_samples=[b[1] for b in batch]),
-              training=True)
+    out = pre(dict(inputs=[b[0] for b in batch], data_samples=[b[1] for b in batch]), training=True)
     gt = out['data_samples'][0].gt_depth_map.data
     assert out['inputs'].shape[-2:] == gt.shape[-2:] == (30, 44)
     assert gt[0, :, 40:].eq(0).all() and gt[0, :, :40].eq(3).all()

@@ -1,5 +1,6 @@
 """The real NYU and KITTI samples load through the configs' own pipelines, and the depth
 metric on a known prediction agrees with an RMSE computed by hand from the raw PNGs."""
+
 import numpy as np
 import pytest
 import torch
@@ -25,8 +26,10 @@ def build(dataset_cfg):
 def nyu_dataset(realdata, split='val'):
     cfg = Config.fromfile(NYU)
     ds = cfg[f'{split}_dataloader'].dataset
-    ds.update(data_root=str(realdata / 'nyu'),
-              data_prefix=dict(img_path='images', depth_map_path='annotations'))
+    ds.update(
+        data_root=str(realdata / 'nyu'),
+        data_prefix=dict(img_path='images', depth_map_path='annotations'),
+    )
     return build(ds), cfg
 
 
@@ -34,10 +37,11 @@ def kitti_dataset(realdata, split='val'):
     cfg = Config.fromfile(KITTI)
     ds = cfg[f'{split}_dataloader'].dataset
     kitti = realdata / 'kitti'
-    ds.update(data_root=str(kitti),
-              ann_file=str(kitti / 'derived/kitti_tiny_eigen_style_files.txt'),
-              data_prefix=dict(img_path=str(kitti / 'KITTI_tiny'),
-                               depth_map_path=str(kitti / 'derived')))
+    ds.update(
+        data_root=str(kitti),
+        ann_file=str(kitti / 'derived/kitti_tiny_eigen_style_files.txt'),
+        data_prefix=dict(img_path=str(kitti / 'KITTI_tiny'), depth_map_path=str(kitti / 'derived')),
+    )
     return build(ds), cfg
 
 
@@ -75,10 +79,14 @@ def test_kitti_sample_rmse_by_hand(realdata):
 
     full_rows = np.arange(352)[:, None] + 23  # a prediction that grows with the image row
     pred = np.broadcast_to(80.0 - 0.2 * full_rows, (352, 1216)).astype(np.float64)
-    raw = np.asarray(Image.open(realdata / 'kitti/derived/2011_09_26_drive_0023_sync/'
-                                'proj_depth/velodyne_raw/image_02/0000000005.png'))
+    raw = np.asarray(
+        Image.open(
+            realdata / 'kitti/derived/2011_09_26_drive_0023_sync/'
+            'proj_depth/velodyne_raw/image_02/0000000005.png'
+        )
+    )
     depth = raw.astype(np.float64) / 256
-    depth = depth[23:, 13:13 + 1216]  # the KB crop, then the Garg box on it (the Toolbox's)
+    depth = depth[23:, 13 : 13 + 1216]  # the KB crop, then the Garg box on it (the Toolbox's)
     rows, cols = np.mgrid[:352, :1216]
     garg = (rows >= 143) & (rows < 349) & (cols >= 43) & (cols < 1172)
     valid = garg & (depth > 1e-3) & (depth < 80)

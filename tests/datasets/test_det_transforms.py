@@ -1,4 +1,5 @@
 """FixedSizePad pads image and masks to one size and keeps img_shape the real image size."""
+
 import numpy as np
 from mmdet.registry import TRANSFORMS
 from mmdet.structures.mask import BitmapMasks

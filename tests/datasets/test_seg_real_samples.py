@@ -1,5 +1,6 @@
 """The real ADE20K and Cityscapes samples load through the configs' own test pipelines, and
 IoUMetric on them agrees with an mIoU computed by hand from the raw label PNGs."""
+
 import numpy as np
 import pytest
 import torch
@@ -13,8 +14,9 @@ import vitspec  # noqa: F401  (registers)
 from tests.utils import ROOT
 
 ADE = ROOT / 'configs/ade20k/linear_vit-s14-dinov2_bnhead_8xb2-40k_ade20k-512x512.py'
-CITYSCAPES = (ROOT / 'configs/cityscapes/'
-              'linear_vit-s14-dinov2_bnhead_8xb2-40k_cityscapes-512x1024.py')
+CITYSCAPES = (
+    ROOT / 'configs/cityscapes/linear_vit-s14-dinov2_bnhead_8xb2-40k_cityscapes-512x1024.py'
+)
 
 
 def val_dataset(config, data_root):
@@ -57,10 +59,14 @@ def hand_miou(pairs, num_classes) -> float:
     return 100 * float(np.mean(inter[present] / union[present]))
 
 
-@pytest.mark.parametrize('config, sub, reference', [
-    (ADE, 'ade20k/ADEChallengeData2016', ade_train_ids),
-    (CITYSCAPES, 'cityscapes', cityscapes_train_ids),
-], ids=['ade20k', 'cityscapes'])
+@pytest.mark.parametrize(
+    'config, sub, reference',
+    [
+        (ADE, 'ade20k/ADEChallengeData2016', ade_train_ids),
+        (CITYSCAPES, 'cityscapes', cityscapes_train_ids),
+    ],
+    ids=['ade20k', 'cityscapes'],
+)
 def test_real_samples_and_hand_computed_miou(realdata, config, sub, reference):
     dataset, cfg = val_dataset(config, realdata / sub)
     num_classes = cfg.num_classes
@@ -80,8 +86,9 @@ def test_real_samples_and_hand_computed_miou(realdata, config, sub, reference):
         assert tuple(sample.ori_shape) == gt.shape
         pred = corrupt(gt, num_classes)
         pairs.append((pred, gt))
-        sample.set_data(dict(pred_sem_seg=type(sample.gt_sem_seg)(
-            data=torch.from_numpy(pred)[None])))
+        sample.set_data(
+            dict(pred_sem_seg=type(sample.gt_sem_seg)(data=torch.from_numpy(pred)[None]))
+        )
         evaluator.process([sample])
     metrics = evaluator.evaluate(len(dataset))
     expected = hand_miou(pairs, num_classes)

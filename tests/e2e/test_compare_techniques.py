@@ -1,5 +1,6 @@
 """tools/compare_techniques.py: plain vs specialized from one checkpoint with one recipe, in one
 command; configs that differ beyond the technique are refused before anything trains."""
+
 import re
 
 import pytest
@@ -16,8 +17,10 @@ PLAIN, SPEC = DEMO.format('plain'), DEMO.format('spec')
 
 def test_only_the_technique_may_differ():
     plain, spec = (Config.fromfile(ROOT / p) for p in (PLAIN, SPEC))
-    assert all(k.startswith(('model.backbone.specialize', 'technique.specialize'))
-               for k in check_comparable(plain, spec, ('plain', 'spec')))
+    assert all(
+        k.startswith(('model.backbone.specialize', 'technique.specialize'))
+        for k in check_comparable(plain, spec, ('plain', 'spec'))
+    )
     other = Config.fromfile(ROOT / SPEC)
     other.optim_wrapper.optimizer.lr = 1.0
     with pytest.raises(SystemExit, match='optim_wrapper.optimizer.lr'):
@@ -34,16 +37,32 @@ def test_plain_vs_specialized_from_one_checkpoint_in_one_command(tmp_path):
     pretrained.init_weights()
     checkpoint = tmp_path / 'pretrained.pth'
     torch.save(dict(meta=dict(backbone_cfg={}), state_dict=pretrained.state_dict()), checkpoint)
-    options = ['model.backbone.init_cfg.type=Pretrained',
-               f'model.backbone.init_cfg.checkpoint={checkpoint}',
-               'train_cfg.max_iters=20', 'train_cfg.val_interval=20',
-               'default_hooks.checkpoint.interval=20']
+    options = [
+        'model.backbone.init_cfg.type=Pretrained',
+        f'model.backbone.init_cfg.checkpoint={checkpoint}',
+        'train_cfg.max_iters=20',
+        'train_cfg.val_interval=20',
+        'default_hooks.checkpoint.interval=20',
+    ]
     options += [f'{s}_dataloader.dataset.data_root={root}' for s in ('train', 'val', 'test')]
-    proc = run_tool(['tools/compare_techniques.py', PLAIN, SPEC, '--gpus', 2,
-                     '--work-dir', tmp_path / 'runs', '--cfg-options', *options], timeout=900)
+    proc = run_tool(
+        [
+            'tools/compare_techniques.py',
+            PLAIN,
+            SPEC,
+            '--gpus',
+            2,
+            '--work-dir',
+            tmp_path / 'runs',
+            '--cfg-options',
+            *options,
+        ],
+        timeout=900,
+    )
     out = proc.stdout + proc.stderr
     assert re.search(r'differ in [\w., ]*model.backbone.specialize', out)
     assert 'initialized from shared' in out  # the specialized run started from the same weights
-    rows = re.findall(r'^(fcn_specvit-tiny-p8-(?:plain|spec)\S*)\s+20\s+([0-9.]+)', proc.stdout,
-                      re.M)
+    rows = re.findall(
+        r'^(fcn_specvit-tiny-p8-(?:plain|spec)\S*)\s+20\s+([0-9.]+)', proc.stdout, re.M
+    )
     assert [r[0].split('-')[3].split('_')[0] for r in rows] == ['plain', 'spec'], proc.stdout

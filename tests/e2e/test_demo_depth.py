@@ -1,5 +1,6 @@
 """End to end on the demo NYU-layout data: 2-process CPU training, then testing with depth
 pictures written by --show-dir; the trained model must clearly beat the mean depth."""
+
 import json
 import re
 from pathlib import Path
@@ -20,31 +21,57 @@ def demo_nyu(tmp_path_factory) -> Path:
 
 
 def read_depths(folder: Path) -> list:
-    return [np.asarray(Image.open(p)).astype(np.float64) / 1000
-            for p in sorted(folder.glob('*.png'))]
+    return [
+        np.asarray(Image.open(p)).astype(np.float64) / 1000 for p in sorted(folder.glob('*.png'))
+    ]
 
 
 def mean_depth_rmse(root: Path) -> float:
     """RMSE (per image, Eigen crop, as the metric) of predicting the mean training depth."""
     train = read_depths(root / 'annotations' / 'train')
     mean = np.concatenate([d[d > 0] for d in train]).mean()
-    errors = [image_errors(np.full_like(d, mean), d, 1e-3, 10.0, 'nyu_eigen')
-              for d in read_depths(root / 'annotations' / 'test')]
+    errors = [
+        image_errors(np.full_like(d, mean), d, 1e-3, 10.0, 'nyu_eigen')
+        for d in read_depths(root / 'annotations' / 'test')
+    ]
     return float(np.mean([e['rmse'] for e in errors if e is not None]))
 
 
 def test_dist_train_beats_mean_depth_and_saves_depth_pictures(demo_nyu, tmp_path):
-    roots = [f'{split}.dataset.data_root={demo_nyu}'
-             for split in ('train_dataloader', 'val_dataloader', 'test_dataloader')]
+    roots = [
+        f'{split}.dataset.data_root={demo_nyu}'
+        for split in ('train_dataloader', 'val_dataloader', 'test_dataloader')
+    ]
     work = tmp_path / 'work'
-    run_tool(['tools/dist_train.sh', CONFIG, 2, '--work-dir', work, '--cfg-options', *roots,
-              'train_cfg.val_interval=1000'])  # evaluated below, by tools/test.py
+    run_tool(
+        [
+            'tools/dist_train.sh',
+            CONFIG,
+            2,
+            '--work-dir',
+            work,
+            '--cfg-options',
+            *roots,
+            'train_cfg.val_interval=1000',
+        ]
+    )  # evaluated below, by tools/test.py
     ckpt = work / 'iter_100.pth'
     assert ckpt.is_file()
 
     show = tmp_path / 'show'
-    proc = run_tool(['tools/test.py', CONFIG, ckpt, '--work-dir', tmp_path / 'test',
-                     '--show-dir', show, '--cfg-options', *roots])
+    proc = run_tool(
+        [
+            'tools/test.py',
+            CONFIG,
+            ckpt,
+            '--work-dir',
+            tmp_path / 'test',
+            '--show-dir',
+            show,
+            '--cfg-options',
+            *roots,
+        ]
+    )
     line = re.search(r'^vitspec-metrics (.*)$', proc.stdout, re.M)
     assert line, proc.stdout[-3000:]
     rmse = json.loads(line.group(1))['rmse']

@@ -1,5 +1,6 @@
 """End to end on the demo COCO-layout data: 2-process CPU training of the tiny ViTDet-style
 Mask R-CNN, validated with CocoMetric at the end of training."""
+
 from pathlib import Path
 
 import pytest
@@ -19,9 +20,14 @@ def demo_coco(tmp_path_factory) -> Path:
 
 def data_options(root: Path):
     ann = root / 'annotations' / 'instances_val2017.json'
-    return [*(f'{split}.dataset.data_root={root}/'
-              for split in ('train_dataloader', 'val_dataloader', 'test_dataloader')),
-            f'val_evaluator.ann_file={ann}', f'test_evaluator.ann_file={ann}']
+    return [
+        *(
+            f'{split}.dataset.data_root={root}/'
+            for split in ('train_dataloader', 'val_dataloader', 'test_dataloader')
+        ),
+        f'val_evaluator.ann_file={ann}',
+        f'test_evaluator.ann_file={ann}',
+    ]
 
 
 def final_val_metrics(work: Path) -> dict:
@@ -35,8 +41,18 @@ def final_val_metrics(work: Path) -> dict:
 @pytest.mark.timeout(BUDGET_S)
 def test_dist_train_learns_to_detect(demo_coco, tmp_path):
     work = tmp_path / 'work'
-    run_tool(['tools/dist_train.sh', CONFIG, 2, '--work-dir', work,
-              '--cfg-options', *data_options(demo_coco)], timeout=BUDGET_S)
+    run_tool(
+        [
+            'tools/dist_train.sh',
+            CONFIG,
+            2,
+            '--work-dir',
+            work,
+            '--cfg-options',
+            *data_options(demo_coco),
+        ],
+        timeout=BUDGET_S,
+    )
     metrics = final_val_metrics(work)
     # An untrained model predicts nothing (no CocoMetric result at all); the demo must reach bbox
     # AP >= 0.05 after training. Here it reaches 0.067 (AP50 0.205, segm AP 0.037).

@@ -1,6 +1,7 @@
 """Every config of the reproduction ledger trains 2 iterations and evaluates on the demo data,
 in this one process: data root swapped, sizes and widths shrunk (tests/shrink_config.py),
 everything else as shipped."""
+
 import pytest
 
 from tests.shrink_config import shrink
@@ -22,6 +23,7 @@ def demo_roots(tmp_path_factory):
         if dataset not in roots:
             roots[dataset] = make_demo_data(tmp_path_factory.mktemp(dataset), dataset, 4, 2)
         return roots[dataset]
+
     return root
 
 

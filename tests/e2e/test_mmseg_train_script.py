@@ -1,5 +1,6 @@
 """mmseg's own tools/train.py trains our demo config as tools/train.py does: the config alone
 brings the finite-loss guard, the hooks (empty dataset, unused parameter, safe checkpoint I/O)."""
+
 import re
 import subprocess
 import sys
@@ -13,13 +14,16 @@ from vitspec.fileio import safe_torch_load
 
 MMSEG_TRAIN = Path(mmseg.__file__).parent / '.mim' / 'tools' / 'train.py'
 CONFIG = 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
-SHORT = ['train_dataloader.batch_size=2', 'train_cfg.max_iters=2', 'train_cfg.val_interval=100',
-         'default_hooks.checkpoint.interval=2', 'default_hooks.logger.interval=1']
-HOOKS = ('SafeIOHook', 'EmptyDatasetCheckHook', 'UnusedParameterCheckHook',
-         'EvalProgressBarHook')
+SHORT = [
+    'train_dataloader.batch_size=2',
+    'train_cfg.max_iters=2',
+    'train_cfg.val_interval=100',
+    'default_hooks.checkpoint.interval=2',
+    'default_hooks.logger.interval=1',
+]
+HOOKS = ('SafeIOHook', 'EmptyDatasetCheckHook', 'UnusedParameterCheckHook', 'EvalProgressBarHook')
 
-pytestmark = pytest.mark.skipif(not MMSEG_TRAIN.is_file(),
-                                reason=f'mmseg ships no {MMSEG_TRAIN}')
+pytestmark = pytest.mark.skipif(not MMSEG_TRAIN.is_file(), reason=f'mmseg ships no {MMSEG_TRAIN}')
 
 
 @pytest.fixture(scope='module')
@@ -30,9 +34,23 @@ def demo_ade(tmp_path_factory) -> Path:
 def mmseg_train(work_dir, root, *extra):
     """mmseg's script, run as its documentation says: python tools/train.py CONFIG [options]."""
     roots = [f'{s}_dataloader.dataset.data_root={root}' for s in ('train', 'val', 'test')]
-    return subprocess.run([sys.executable, str(MMSEG_TRAIN), CONFIG, '--work-dir', str(work_dir),
-                           '--cfg-options', *roots, *SHORT, *extra],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [
+            sys.executable,
+            str(MMSEG_TRAIN),
+            CONFIG,
+            '--work-dir',
+            str(work_dir),
+            '--cfg-options',
+            *roots,
+            *SHORT,
+            *extra,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def error_line(proc, kind: str) -> str:
@@ -54,8 +72,19 @@ def test_nan_loss_stops_as_with_our_train_script(demo_ade, tmp_path):
     nan = 'model.decode_head.loss_decode.loss_weight=nan'
     theirs = error_line(mmseg_train(tmp_path / 'mmseg', demo_ade, nan), 'FloatingPointError')
     roots = [f'{s}_dataloader.dataset.data_root={demo_ade}' for s in ('train', 'val', 'test')]
-    ours = run_tool(['tools/train.py', CONFIG, '--work-dir', tmp_path / 'ours', '--cfg-options',
-                     *roots, *SHORT, nan], check=False)
+    ours = run_tool(
+        [
+            'tools/train.py',
+            CONFIG,
+            '--work-dir',
+            tmp_path / 'ours',
+            '--cfg-options',
+            *roots,
+            *SHORT,
+            nan,
+        ],
+        check=False,
+    )
     assert theirs == error_line(ours, 'FloatingPointError')
     assert 'non-finite loss (nan) at iteration 1' in theirs
     assert not list((tmp_path / 'mmseg').glob('iter_*.pth'))
@@ -69,10 +98,18 @@ def test_unused_backbone_parameters_are_named(demo_ade, tmp_path):
 
 def test_empty_dataset_is_named(tmp_path):
     empty = tmp_path / 'empty'
-    for split in ('images/training', 'annotations/training', 'images/validation',
-                  'annotations/validation'):
+    for split in (
+        'images/training',
+        'annotations/training',
+        'images/validation',
+        'annotations/validation',
+    ):
         (empty / split).mkdir(parents=True)
-    proc = mmseg_train(tmp_path / 'w', empty, 'train_dataloader.dataset.serialize_data=False',
-                       'val_dataloader.dataset.serialize_data=False')
+    proc = mmseg_train(
+        tmp_path / 'w',
+        empty,
+        'train_dataloader.dataset.serialize_data=False',
+        'val_dataloader.dataset.serialize_data=False',
+    )
     line = error_line(proc, r'vitspec\.errors\.DataFileError')
     assert 'the train dataset (ADE20KDataset) is empty' in line

@@ -1,5 +1,6 @@
 """What happens when things go wrong in a real 2-process run: kill -9 and resume, a dying or
 failing rank, distributed evaluation, a checkpoint of another model."""
+
 import json
 import os
 import re
@@ -16,8 +17,13 @@ import torch
 from tests.utils import ROOT, free_port, make_demo_data, run_tool
 
 CONFIG = 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
-SHORT = ['train_dataloader.batch_size=2', 'train_cfg.max_iters=12', 'train_cfg.val_interval=100',
-         'default_hooks.checkpoint.interval=4', 'default_hooks.logger.interval=1']
+SHORT = [
+    'train_dataloader.batch_size=2',
+    'train_cfg.max_iters=12',
+    'train_cfg.val_interval=100',
+    'default_hooks.checkpoint.interval=4',
+    'default_hooks.logger.interval=1',
+]
 
 
 @pytest.fixture(scope='module')
@@ -26,18 +32,32 @@ def demo_ade(tmp_path_factory) -> Path:
 
 
 def options(root, *extra):
-    return ['--cfg-options', *[f'{s}_dataloader.dataset.data_root={root}'
-                               for s in ('train', 'val', 'test')], *SHORT, *extra]
+    return [
+        '--cfg-options',
+        *[f'{s}_dataloader.dataset.data_root={root}' for s in ('train', 'val', 'test')],
+        *SHORT,
+        *extra,
+    ]
 
 
 def start_training(work_dir, root, *extra):
     """tools/dist_train.sh in its own process group, output to work_dir/../<name>.log."""
     log = open(f'{work_dir}.log', 'w')
     proc = subprocess.Popen(
-        [str(ROOT / 'tools' / 'dist_train.sh'), CONFIG, '2', '--work-dir', str(work_dir),
-         *options(root, *extra)],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        env=dict(os.environ, PORT=str(free_port()), PYTHON=sys.executable))
+        [
+            str(ROOT / 'tools' / 'dist_train.sh'),
+            CONFIG,
+            '2',
+            '--work-dir',
+            str(work_dir),
+            *options(root, *extra),
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        env=dict(os.environ, PORT=str(free_port()), PYTHON=sys.executable),
+    )
     return proc
 
 
@@ -64,8 +84,11 @@ def uninterrupted(demo_ade, tmp_path_factory) -> Path:
 def test_kill_9_then_resume_equals_uninterrupted_run(demo_ade, uninterrupted, tmp_path):
     work = tmp_path / 'killed'
     proc = start_training(work, demo_ade)
-    wait_for(lambda: (work / 'iter_4.pth').exists() or proc.poll() is not None, 600,
-             'the first checkpoint')
+    wait_for(
+        lambda: (work / 'iter_4.pth').exists() or proc.poll() is not None,
+        600,
+        'the first checkpoint',
+    )
     os.killpg(proc.pid, signal.SIGKILL)  # torchrun and both ranks, mid-training
     proc.wait()
     assert not (work / 'iter_12.pth').exists()
@@ -82,10 +105,13 @@ def test_killed_rank_ends_the_job_promptly(demo_ade, tmp_path):
     work = tmp_path / 'victim'
     proc = start_training(work, demo_ade, 'train_cfg.max_iters=100000')
     log = Path(f'{work}.log')
+
     # dist_train.sh execs torchrun, whose children are the ranks (each in its own session)
     def workers():
-        return subprocess.run(['pgrep', '-P', str(proc.pid)], capture_output=True,
-                              text=True).stdout.split()
+        return subprocess.run(
+            ['pgrep', '-P', str(proc.pid)], capture_output=True, text=True
+        ).stdout.split()
+
     try:
         wait_for(lambda: 'Iter(train)' in log.read_text(), 600, 'training to start')
         ranks = workers()
@@ -124,16 +150,27 @@ def test_distributed_evaluation_equals_single_process(demo_ade, uninterrupted, t
     ckpt = uninterrupted / 'iter_12.pth'
     common = ['--cfg-options', *[f'test_dataloader.dataset.data_root={demo_ade}']]
     single = run_tool(['tools/test.py', CONFIG, ckpt, '--work-dir', tmp_path / 'one', *common])
-    double = run_tool(['tools/dist_test.sh', CONFIG, ckpt, 2, '--work-dir', tmp_path / 'two',
-                       *common])
+    double = run_tool(
+        ['tools/dist_test.sh', CONFIG, ckpt, 2, '--work-dir', tmp_path / 'two', *common]
+    )
     assert metrics_of(single) == metrics_of(double)  # 25 images: the sampler pads rank 1
 
 
 def test_checkpoint_of_another_model_is_refused_by_test(demo_ade, uninterrupted, tmp_path):
     ckpt = uninterrupted / 'iter_12.pth'
-    proc = run_tool(['tools/test.py', CONFIG, ckpt, '--work-dir', tmp_path / 'w',
-                     '--cfg-options', f'test_dataloader.dataset.data_root={demo_ade}',
-                     'model.backbone.num_layers=4'], check=False)
+    proc = run_tool(
+        [
+            'tools/test.py',
+            CONFIG,
+            ckpt,
+            '--work-dir',
+            tmp_path / 'w',
+            '--cfg-options',
+            f'test_dataloader.dataset.data_root={demo_ade}',
+            'model.backbone.num_layers=4',
+        ],
+        check=False,
+    )
     assert proc.returncode != 0
     assert 'iter_12.pth does not fit the model of this config' in proc.stderr
     assert 'backbone.blocks.5' in proc.stderr

@@ -29,6 +29,7 @@ def test_crash_mid_write_keeps_the_old_file_and_no_temporary(tmp_path, monkeypat
 
     def crash(fd):
         raise KeyboardInterrupt('killed while writing')
+
     monkeypatch.setattr(os, 'fsync', crash)
     with pytest.raises(KeyboardInterrupt):
         get_file_backend(str(target)).put(b'new half', str(target))
@@ -48,6 +49,7 @@ def test_atomic_torch_save_keeps_the_old_file_on_a_crash(tmp_path, monkeypatch):
 
     def disk_full(fd):
         raise OSError('disk full')
+
     monkeypatch.setattr(os, 'fsync', disk_full)
     with pytest.raises(OSError, match='disk full'):
         atomic_torch_save({'w': torch.zeros(2)}, target)

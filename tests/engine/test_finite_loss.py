@@ -36,11 +36,18 @@ class Ones(Dataset):
 
 def run(tmp_path, kind='FiniteLossOptimWrapper', **wrapper):
     runner = Runner(
-        model=NanAtThirdStep(), work_dir=str(tmp_path),
-        train_dataloader=dict(dataset=Ones(), batch_size=1, collate_fn=dict(type='default_collate'),
-                              sampler=dict(type='InfiniteSampler', shuffle=False)),
-        optim_wrapper=dict(type=kind, **wrapper), train_cfg=dict(by_epoch=False, max_iters=5),
-        default_hooks=dict(checkpoint=dict(type='CheckpointHook', interval=1, by_epoch=False)))
+        model=NanAtThirdStep(),
+        work_dir=str(tmp_path),
+        train_dataloader=dict(
+            dataset=Ones(),
+            batch_size=1,
+            collate_fn=dict(type='default_collate'),
+            sampler=dict(type='InfiniteSampler', shuffle=False),
+        ),
+        optim_wrapper=dict(type=kind, **wrapper),
+        train_cfg=dict(by_epoch=False, max_iters=5),
+        default_hooks=dict(checkpoint=dict(type='CheckpointHook', interval=1, by_epoch=False)),
+    )
     return runner
 
 
@@ -62,15 +69,18 @@ def test_skip_policy_drops_only_the_bad_step(tmp_path):
 
 def test_unknown_policy():
     from vitspec.engine import FiniteLossOptimWrapper
+
     with pytest.raises(ValueError, match='nonfinite must be one of'):
-        FiniteLossOptimWrapper(torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=1),
-                               nonfinite='ignore')
+        FiniteLossOptimWrapper(
+            torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=1), nonfinite='ignore'
+        )
 
 
 def test_amp_form_keeps_the_guard(tmp_path, monkeypatch):
     """On CPU the grad scaler disables itself; the loss check still stops the run."""
-    monkeypatch.setattr('mmengine.optim.optimizer.amp_optimizer_wrapper.is_cuda_available',
-                        lambda: True)
+    monkeypatch.setattr(
+        'mmengine.optim.optimizer.amp_optimizer_wrapper.is_cuda_available', lambda: True
+    )
     runner = run(tmp_path, kind='FiniteLossAmpOptimWrapper', optimizer=dict(type='SGD', lr=0.01))
     with pytest.raises(FloatingPointError, match='non-finite loss .* at iteration 3'):
         runner.train()
@@ -82,8 +92,9 @@ def test_amp_overflowing_gradients_are_skipped_not_failed():
     """A finite loss whose scaled gradients overflow: the scaler skips the step and lowers its
     scale, as with mmengine's AmpOptimWrapper; only a non-finite loss is a failure."""
     w = torch.nn.Parameter(torch.ones(2, device='cuda'))
-    wrapper = FiniteLossAmpOptimWrapper(optimizer=torch.optim.SGD([w], lr=0.1),
-                                        loss_scale=dict(init_scale=2.0 ** 16))
+    wrapper = FiniteLossAmpOptimWrapper(
+        optimizer=torch.optim.SGD([w], lr=0.1), loss_scale=dict(init_scale=2.0**16)
+    )
     loss = (w * 1e36).sum()  # finite in float32; times the scale it is inf
     scale = wrapper.loss_scaler.get_scale()
     wrapper.update_params(loss)
@@ -95,8 +106,9 @@ def test_amp_overflowing_gradients_are_skipped_not_failed():
 
 def test_amp_switch_keeps_the_guard_and_refuses_unknown_wrappers():
     cfg = Config(dict(optim_wrapper=dict(type='FiniteLossOptimWrapper')))
-    assert enable_amp(cfg).optim_wrapper == dict(type='FiniteLossAmpOptimWrapper',
-                                                 loss_scale='dynamic')
+    assert enable_amp(cfg).optim_wrapper == dict(
+        type='FiniteLossAmpOptimWrapper', loss_scale='dynamic'
+    )
     amp = Config(dict(optim_wrapper=dict(type='FiniteLossAmpOptimWrapper', loss_scale=512.0)))
     assert enable_amp(amp).optim_wrapper.loss_scale == 512.0
     with pytest.raises(ValueError, match="'OptimWrapper' has no mixed-precision form"):

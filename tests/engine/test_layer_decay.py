@@ -1,4 +1,5 @@
 """LayerDecayOptimWrapperConstructor: the lr and weight decay of every parameter of a toy model."""
+
 import re
 
 import pytest
@@ -15,17 +16,26 @@ LR, WD, RATE = 1.0, 0.1, 0.5
 class ToySegmentor(nn.Module):
     def __init__(self, **backbone):
         super().__init__()
-        self.backbone = SpecViT(img_size=16, patch_size=4, embed_dims=16, num_layers=3,
-                                num_heads=2, num_register_tokens=1, layer_scale_init=1e-5,
-                                **backbone)
-        self.decode_head = nn.Sequential(nn.Conv2d(16, 8, 1), nn.BatchNorm2d(8),
-                                         nn.Conv2d(8, 4, 1, bias=False))
+        self.backbone = SpecViT(
+            img_size=16,
+            patch_size=4,
+            embed_dims=16,
+            num_layers=3,
+            num_heads=2,
+            num_register_tokens=1,
+            layer_scale_init=1e-5,
+            **backbone,
+        )
+        self.decode_head = nn.Sequential(
+            nn.Conv2d(16, 8, 1), nn.BatchNorm2d(8), nn.Conv2d(8, 4, 1, bias=False)
+        )
 
 
 def build(model, rate=RATE):
     constructor = LayerDecayOptimWrapperConstructor(
         dict(optimizer=dict(type='AdamW', lr=LR, weight_decay=WD)),
-        paramwise_cfg=dict(decay_rate=rate))
+        paramwise_cfg=dict(decay_rate=rate),
+    )
     return constructor(model)
 
 
@@ -39,7 +49,8 @@ def expected_depth_from_top(name: str) -> int:
 
 NO_DECAY = re.compile(
     r'(\.bias|\.cls_bias|cls_token|reg_token|pos_embed|\.norm\d?\.(cls_)?weight|'
-    r'\.ls\d\.(cls_)?gamma|decode_head\.1\.weight)$')
+    r'\.ls\d\.(cls_)?gamma|decode_head\.1\.weight)$'
+)
 
 
 def groups_by_param(optim_wrapper):
@@ -101,19 +112,29 @@ def test_backbone_without_layer_depths_is_refused_by_name():
 def test_reachable_from_mmseg_and_mmdet_configs(scope):
     from mmengine.optim import build_optim_wrapper
     from mmengine.registry import DefaultScope
+
     with DefaultScope.overwrite_default_scope(scope):
-        optim_wrapper = build_optim_wrapper(ToySegmentor(), dict(
-            type='OptimWrapper', optimizer=dict(type='AdamW', lr=LR, weight_decay=WD),
-            constructor='LayerDecayOptimWrapperConstructor',
-            paramwise_cfg=dict(decay_rate=RATE)))
+        optim_wrapper = build_optim_wrapper(
+            ToySegmentor(),
+            dict(
+                type='OptimWrapper',
+                optimizer=dict(type='AdamW', lr=LR, weight_decay=WD),
+                constructor='LayerDecayOptimWrapperConstructor',
+                paramwise_cfg=dict(decay_rate=RATE),
+            ),
+        )
     lrs = {g['lr'] for g in optim_wrapper.optimizer.param_groups}
-    assert lrs == {LR * RATE ** k for k in range(5)}
+    assert lrs == {LR * RATE**k for k in range(5)}
 
 
 @pytest.mark.parametrize('key', ['custom_keys', 'norm_decay_mult', 'decay_type'])
 def test_unknown_paramwise_key_is_refused_naming_the_valid_ones(key):
     optimizer = dict(type='AdamW', lr=1e-3, weight_decay=0.05)
-    with pytest.raises(ValueError, match=rf"\['{key}'\]; valid keys: backbone, decay_rate, "
-                                       r'no_decay_regex'):
-        LayerDecayOptimWrapperConstructor(dict(type='OptimWrapper', optimizer=optimizer),
-                                          dict(decay_rate=0.9, **{key: {}}))
+    with pytest.raises(
+        ValueError,
+        match=rf"\['{key}'\]; valid keys: backbone, decay_rate, "
+        r'no_decay_regex',
+    ):
+        LayerDecayOptimWrapperConstructor(
+            dict(type='OptimWrapper', optimizer=optimizer), dict(decay_rate=0.9, **{key: {}})
+        )

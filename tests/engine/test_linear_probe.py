@@ -1,5 +1,6 @@
 """Linear probing trains the head only: the backbone does not move, stays in eval mode and has
 no optimizer state; a backbone that is not frozen is refused."""
+
 import copy
 
 import pytest
@@ -18,8 +19,19 @@ CONFIG = ROOT / 'configs/demo/fcn_specvit-tiny-p8-plain_2xb4-500it_demo-ade20k-1
 @pytest.fixture(scope='module')
 def demo_root(tmp_path_factory):
     out = tmp_path_factory.mktemp('demo')
-    run_tool(['tools/make_demo_data.py', '--out', out, '--datasets', 'ade20k',
-              '--num-train', 8, '--num-val', 2])
+    run_tool(
+        [
+            'tools/make_demo_data.py',
+            '--out',
+            out,
+            '--datasets',
+            'ade20k',
+            '--num-train',
+            8,
+            '--num-val',
+            2,
+        ]
+    )
     return out / 'ade20k' / 'ADEChallengeData2016'
 
 
@@ -31,22 +43,33 @@ class ModeRecorder(Hook):
 
     def after_train_iter(self, runner, batch_idx, data_batch=None, outputs=None):
         model = runner.model
-        self.seen.append((model.decode_head.training,
-                          any(m.training for m in model.backbone.modules())))
+        self.seen.append(
+            (model.decode_head.training, any(m.training for m in model.backbone.modules()))
+        )
 
 
 def probe_config(root, work_dir, checkpoint, frozen=True) -> Config:
     cfg = Config.fromfile(CONFIG)
     cfg.model.backbone.update(
-        num_layers=2, embed_dims=32, num_heads=2, out_indices=[1], drop_path_rate=0.1,
+        num_layers=2,
+        embed_dims=32,
+        num_heads=2,
+        out_indices=[1],
+        drop_path_rate=0.1,
         frozen_stages=2 if frozen else -1,
-        init_cfg=dict(type='Pretrained', checkpoint=str(checkpoint)))
+        init_cfg=dict(type='Pretrained', checkpoint=str(checkpoint)),
+    )
     cfg.model.decode_head = dict(
-        type='LinearBNHead', in_channels=[32], num_classes=150, norm_cfg=dict(type='BN'),
-        loss_decode=dict(type='CrossEntropyLoss', loss_weight=1.0))
+        type='LinearBNHead',
+        in_channels=[32],
+        num_classes=150,
+        norm_cfg=dict(type='BN'),
+        loss_decode=dict(type='CrossEntropyLoss', loss_weight=1.0),
+    )
     cfg.custom_hooks = [*cfg.custom_hooks, dict(type='LinearProbeHook')]
-    cfg.optim_wrapper.update(constructor='LayerDecayOptimWrapperConstructor',
-                             paramwise_cfg=dict(decay_rate=1.0))
+    cfg.optim_wrapper.update(
+        constructor='LayerDecayOptimWrapperConstructor', paramwise_cfg=dict(decay_rate=1.0)
+    )
     cfg.train_dataloader.batch_size = 2
     for split in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
         cfg[split].dataset.data_root = str(root)

@@ -1,5 +1,6 @@
 """SafeIOHook: the safe loader is in place before the Runner initialises weights or resumes,
 checkpoints are written atomically during the run, and mmengine is as before afterwards."""
+
 import pickle
 from pathlib import Path
 
@@ -40,14 +41,21 @@ class RecordBackend(Hook):
 
 def runner(work_dir, max_iters, **kwargs):
     return Runner(
-        model=Linear(init_cfg=kwargs.pop('init_cfg', None)), work_dir=str(work_dir),
-        train_dataloader=dict(dataset=Ones(), batch_size=1, collate_fn=dict(type='default_collate'),
-                              sampler=dict(type='InfiniteSampler', shuffle=False)),
+        model=Linear(init_cfg=kwargs.pop('init_cfg', None)),
+        work_dir=str(work_dir),
+        train_dataloader=dict(
+            dataset=Ones(),
+            batch_size=1,
+            collate_fn=dict(type='default_collate'),
+            sampler=dict(type='InfiniteSampler', shuffle=False),
+        ),
         optim_wrapper=dict(optimizer=dict(type='SGD', lr=0.01)),
         train_cfg=dict(by_epoch=False, max_iters=max_iters),
         default_hooks=dict(checkpoint=dict(type='CheckpointHook', interval=2, by_epoch=False)),
         custom_hooks=[dict(type='SafeIOHook'), RecordBackend()],
-        experiment_name='-'.join(Path(work_dir).parts[-2:]), **kwargs)
+        experiment_name='-'.join(Path(work_dir).parts[-2:]),
+        **kwargs,
+    )
 
 
 def mmengine_state():
@@ -69,7 +77,12 @@ def test_pretrained_init_and_resume_go_through_the_safe_loader(tmp_path):
     ckpt = str(tmp_path / 'a' / 'iter_2.pth')
     with pytest.raises(pickle.UnpicklingError):  # HistoryBuffer: torch's default refuses it
         checkpoint.load_from_local(ckpt, map_location='cpu')
-    resumed = runner(tmp_path / 'b', max_iters=4, load_from=ckpt, resume=True,
-                     init_cfg=dict(type='Pretrained', checkpoint=ckpt))
+    resumed = runner(
+        tmp_path / 'b',
+        max_iters=4,
+        load_from=ckpt,
+        resume=True,
+        init_cfg=dict(type='Pretrained', checkpoint=ckpt),
+    )
     resumed.train()
     assert resumed.iter == 4 and resumed.seen_loader is load_local_checkpoint

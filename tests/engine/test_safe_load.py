@@ -21,11 +21,12 @@ def mmengine_like_checkpoint():
     buf = HistoryBuffer()
     buf.update(1.5)
     buf.update(2.5)
-    return dict(meta=dict(iter=4, seed=np.int64(3)),
-                state_dict={'w': torch.ones(2)},
-                message_hub=dict(log_scalars={'train/loss': buf},
-                                 runtime_info={'eta': np.float64(0.0)}),
-                arrays=[np.arange(3, dtype=np.float32), np.zeros((2, 2), dtype=np.int64)])
+    return dict(
+        meta=dict(iter=4, seed=np.int64(3)),
+        state_dict={'w': torch.ones(2)},
+        message_hub=dict(log_scalars={'train/loss': buf}, runtime_info={'eta': np.float64(0.0)}),
+        arrays=[np.arange(3, dtype=np.float32), np.zeros((2, 2), dtype=np.int64)],
+    )
 
 
 def test_loads_what_mmengine_stores(tmp_path, safe_io):
@@ -59,6 +60,7 @@ def test_refuses_getattr_outside_history_buffer(tmp_path):
     class Sneaky:
         def __reduce__(self):
             return (getattr, (HistoryBuffer, '__init__'))
+
     path = tmp_path / 'sneaky.pth'
     torch.save({'x': Sneaky()}, path)
     with pytest.raises(CheckpointError, match=r"refusing getattr\(.*'__init__'\)"):
@@ -70,7 +72,7 @@ def test_damaged_file_names_the_file(tmp_path, damage):
     path = tmp_path / 'bad.pth'
     torch.save({'w': torch.randn(1000)}, path)
     data = path.read_bytes()
-    path.write_bytes(data[:len(data) // 2] if damage == 'truncate' else b'hello world')
+    path.write_bytes(data[: len(data) // 2] if damage == 'truncate' else b'hello world')
     with pytest.raises(CheckpointError, match='bad.pth is not a readable PyTorch checkpoint'):
         safe_torch_load(str(path))
 

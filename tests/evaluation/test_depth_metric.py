@@ -1,4 +1,5 @@
 """Depth metrics against hand computations, and the evaluation crops against their boxes."""
+
 import math
 
 import numpy as np
@@ -25,7 +26,7 @@ def test_each_metric_by_hand():
     # max(pred/gt, gt/pred) = 2, 1, 2: only the middle pixel is within 1.25 ** 3 = 1.95
     assert e['delta1'] == e['delta2'] == e['delta3'] == pytest.approx(1 / 3)
     mean = sum(logs) / 3
-    var = sum(v * v for v in logs) / 3 - mean ** 2
+    var = sum(v * v for v in logs) / 3 - mean**2
     assert e['silog'] == pytest.approx(100 * math.sqrt(var))
 
 
@@ -54,7 +55,7 @@ def test_published_crop_boxes():
 
 def test_mask_is_the_box_and_the_depth_range():
     gt = np.full((480, 640), 5.0)
-    gt[100, 100] = 0.0   # no measurement
+    gt[100, 100] = 0.0  # no measurement
     gt[101, 100] = 10.0  # at max_depth: excluded (strict, as BTS)
     mask = valid_mask(gt, 1e-3, 10.0, 'nyu_eigen')
     rows, cols = np.nonzero(mask)
@@ -73,8 +74,9 @@ def test_garg_box_sits_on_the_kb_cropped_ground_truth():
 
 def test_prediction_clipping_and_non_finite_values():
     pred = np.array([np.nan, np.inf, -np.inf, -3.0, 50.0, 4.0])
-    np.testing.assert_array_equal(clip_prediction(pred, 0.5, 10.0),
-                                  [0.5, 10.0, 10.0, 0.5, 10.0, 4.0])
+    np.testing.assert_array_equal(
+        clip_prediction(pred, 0.5, 10.0), [0.5, 10.0, 10.0, 0.5, 10.0, 4.0]
+    )
 
 
 def test_invalid_pixels_are_ignored():
@@ -86,15 +88,23 @@ def test_invalid_pixels_are_ignored():
 
 
 def sample(pred, gt, **meta):
-    return dict(pred_depth_map=dict(data=torch.tensor(pred, dtype=torch.float32)[None]),
-                gt_depth_map=dict(data=torch.tensor(gt, dtype=torch.float32)[None]), **meta)
+    return dict(
+        pred_depth_map=dict(data=torch.tensor(pred, dtype=torch.float32)[None]),
+        gt_depth_map=dict(data=torch.tensor(gt, dtype=torch.float32)[None]),
+        **meta,
+    )
 
 
 def test_metric_averages_per_image_and_skips_empty_images():
     metric = DepthErrorMetric(metrics=['rmse', 'abs_rel'], max_depth=10.0)
-    metric.process({}, [sample([[1.0, 1.0]], [[2.0, 2.0]]),       # rmse 1
-                        sample([[1.0, 4.0]], [[1.0, 1.0]]),       # rmse sqrt(9/2)
-                        sample([[1.0, 4.0]], [[0.0, 0.0]])])      # no valid pixel
+    metric.process(
+        {},
+        [
+            sample([[1.0, 1.0]], [[2.0, 2.0]]),  # rmse 1
+            sample([[1.0, 4.0]], [[1.0, 1.0]]),  # rmse sqrt(9/2)
+            sample([[1.0, 4.0]], [[0.0, 0.0]]),
+        ],
+    )  # no valid pixel
     out = metric.compute_metrics(metric.results)
     assert list(out) == ['rmse', 'abs_rel']
     assert out['rmse'] == pytest.approx((1 + math.sqrt(4.5)) / 2)  # not the pooled RMSE
@@ -104,12 +114,12 @@ def test_metric_averages_per_image_and_skips_empty_images():
 def test_metric_places_the_garg_box_on_the_evaluated_map():
     gt = np.ones((352, 1216))
     pred = np.ones((352, 1216))
-    pred[135, 600] = 3.0   # inside the raw-image box shifted into the crop, outside the KB one
-    pred[:, 40] = 3.0      # left of column 43
+    pred[135, 600] = 3.0  # inside the raw-image box shifted into the crop, outside the KB one
+    pred[:, 40] = 3.0  # left of column 43
     metric = DepthErrorMetric(crop='garg', max_depth=80.0)
     metric.process({}, [sample(pred, gt, crop_offset=(23, 13, 375, 1242))])
     assert metric.compute_metrics(metric.results)['rmse'] == 0.0
-    pred[143, 43] = 3.0    # the box's first pixel counts
+    pred[143, 43] = 3.0  # the box's first pixel counts
     metric = DepthErrorMetric(crop='garg', max_depth=80.0)
     metric.process({}, [sample(pred, gt)])
     assert metric.compute_metrics(metric.results)['rmse'] > 0

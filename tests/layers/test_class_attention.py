@@ -24,9 +24,15 @@ def timm_to_ours(state):
 @pytest.fixture
 def blocks():
     torch.manual_seed(0)
-    ref = perturb_(LayerScaleBlockClassAttn(
-        DIM, HEADS, qkv_bias=True, init_values=1e-1,
-        norm_layer=partial(torch.nn.LayerNorm, eps=1e-6))).eval()
+    ref = perturb_(
+        LayerScaleBlockClassAttn(
+            DIM,
+            HEADS,
+            qkv_bias=True,
+            init_values=1e-1,
+            norm_layer=partial(torch.nn.LayerNorm, eps=1e-6),
+        )
+    ).eval()
     ours = ClassAttentionBlock(DIM, HEADS).eval()
     ours.load_state_dict(timm_to_ours(ref.state_dict()))  # strict: same names, same shapes
     return ref, ours
@@ -55,10 +61,19 @@ def test_block_matches_timm(blocks):
 
 def test_block_parameter_names():
     names = set(ClassAttentionBlock(DIM, HEADS).state_dict())
-    assert {'norm1.weight', 'attn.q.weight', 'attn.k.bias', 'attn.v.weight', 'attn.proj.weight',
-            'ls1.gamma', 'norm2.bias', 'mlp.fc1.weight', 'mlp.fc2.weight', 'ls2.gamma'} <= names
-    torch.testing.assert_close(ClassAttentionBlock(DIM, HEADS).ls1.gamma,
-                               torch.full((DIM,), 1e-5))
+    assert {
+        'norm1.weight',
+        'attn.q.weight',
+        'attn.k.bias',
+        'attn.v.weight',
+        'attn.proj.weight',
+        'ls1.gamma',
+        'norm2.bias',
+        'mlp.fc1.weight',
+        'mlp.fc2.weight',
+        'ls2.gamma',
+    } <= names
+    torch.testing.assert_close(ClassAttentionBlock(DIM, HEADS).ls1.gamma, torch.full((DIM,), 1e-5))
 
 
 def test_cls_ignores_patch_order_and_patches_untouched(blocks):

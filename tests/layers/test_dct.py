@@ -11,7 +11,7 @@ def dct_ii_by_definition(x: torch.Tensor) -> torch.Tensor:
     n = x.shape[-1]
     i = torch.arange(n, dtype=torch.float64)
     rows = [(x * torch.cos(math.pi * (2 * i + 1) * k / (2 * n))).sum(-1) for k in range(n)]
-    scale = torch.full((n, ), math.sqrt(2 / n), dtype=torch.float64)
+    scale = torch.full((n,), math.sqrt(2 / n), dtype=torch.float64)
     scale[0] = math.sqrt(1 / n)
     return torch.stack(rows, dim=-1) * scale
 

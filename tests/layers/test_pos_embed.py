@@ -24,11 +24,13 @@ def test_native_size_is_unchanged_and_prefix_kept(mode):
 def cubic_sample(values, src, a=-0.75):
     """Keys cubic convolution of a 1-D signal at position src (PyTorch's bicubic: a=-0.75;
     with antialias=True it uses a=-0.5, as PIL does)."""
+
     def kernel(x):
         x = abs(x)
         if x <= 1:
-            return (a + 2) * x ** 3 - (a + 3) * x ** 2 + 1
-        return a * x ** 3 - 5 * a * x ** 2 + 8 * a * x - 4 * a if x < 2 else 0.0
+            return (a + 2) * x**3 - (a + 3) * x**2 + 1
+        return a * x**3 - 5 * a * x**2 + 8 * a * x - 4 * a if x < 2 else 0.0
+
     base = int(torch.floor(torch.tensor(src)))
     taps = range(base - 1, base + 3)
     return sum(kernel(src - k) * values[min(max(k, 0), len(values) - 1)] for k in taps)
@@ -62,5 +64,5 @@ def test_modes_differ_off_native_size():
 
 
 def test_unknown_mode():
-    with pytest.raises(ValueError, match="pos_embed_interp must be one of"):
+    with pytest.raises(ValueError, match='pos_embed_interp must be one of'):
         resample_pos_embed(torch.zeros(1, 5, 2), (3, 3), (2, 2), 1, 'nearest')

@@ -1,4 +1,5 @@
 """Relative position bias: parity with timm's SAM / ViTDet (decomposed) and BEiT (table) code."""
+
 from functools import partial
 
 import pytest
@@ -27,8 +28,9 @@ def sam_attention(size):
     return randomize(sam.Attention(DIM, HEADS, use_rel_pos=True, input_size=size)).eval()
 
 
-@pytest.mark.parametrize('size, hw', [((4, 4), (4, 4)), ((3, 5), (3, 5)),
-                                      ((4, 4), (3, 6))])  # the last resamples both tables
+@pytest.mark.parametrize(
+    'size, hw', [((4, 4), (4, 4)), ((3, 5), (3, 5)), ((4, 4), (3, 6))]
+)  # the last resamples both tables
 def test_decomposed_matches_timm_sam_attention(size, hw):
     ref = sam_attention(size)
     ours = Attention(DIM, HEADS, rel_pos_bias='decomposed', rel_pos_size=size).eval()
@@ -47,8 +49,9 @@ def test_lookup_resamples_linearly_as_timm():
 
 def sam_block(window, size):
     norm = partial(nn.LayerNorm, eps=1e-6)
-    blk = sam.Block(DIM, HEADS, use_rel_pos=True, window_size=window, input_size=size,
-                    norm_layer=norm)
+    blk = sam.Block(
+        DIM, HEADS, use_rel_pos=True, window_size=window, input_size=size, norm_layer=norm
+    )
     return randomize(blk).eval()
 
 
@@ -56,8 +59,14 @@ def sam_block(window, size):
 def test_block_matches_timm_sam_block(window, hw):
     """Global and windowed blocks, grids that are and are not multiples of the window."""
     ref = sam_block(window, (4, 6))
-    attn = partial(Attention, num_heads=HEADS, window_size=window, rel_pos_bias='decomposed',
-                   rel_pos_size=(window, window) if window else (4, 6), window_padding='zeros')
+    attn = partial(
+        Attention,
+        num_heads=HEADS,
+        window_size=window,
+        rel_pos_bias='decomposed',
+        rel_pos_size=(window, window) if window else (4, 6),
+        window_padding='zeros',
+    )
     ours = Block(DIM, attn, partial(Mlp, hidden=4 * DIM)).eval()
     ours.load_state_dict(ref.state_dict())
     x = torch.randn(2, *hw, DIM)
@@ -74,8 +83,9 @@ def test_decomposed_gives_prefix_tokens_no_bias():
     attn = randomize(Attention(DIM, HEADS, rel_pos_bias='decomposed', rel_pos_size=(3, 4)))
     x = torch.randn(2, 2 + 12, DIM)
     q, k, v = attn._qkv(x, 0)
-    bias = F.pad(decomposed_rel_pos_bias(q[:, :, 2:], attn.rel_pos_h, attn.rel_pos_w, (3, 4)),
-                 (2, 0, 2, 0))
+    bias = F.pad(
+        decomposed_rel_pos_bias(q[:, :, 2:], attn.rel_pos_h, attn.rel_pos_w, (3, 4)), (2, 0, 2, 0)
+    )
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
     want = attn.proj(out.transpose(1, 2).reshape(2, 14, DIM))
     torch.testing.assert_close(attn(x, TokenLayout(1, (3, 4))), want, atol=1e-5, rtol=1e-5)
@@ -116,24 +126,36 @@ def test_table_refuses_another_grid_and_windows():
         Attention(DIM, HEADS, rel_pos_bias='swin', rel_pos_size=(2, 2))
 
 
-@pytest.mark.parametrize('mode, window, prefix', [('decomposed', 0, 1), ('decomposed', 2, 1),
-                                                  ('decomposed', 2, 0), ('table', 0, 1)])
+@pytest.mark.parametrize(
+    'mode, window, prefix',
+    [('decomposed', 0, 1), ('decomposed', 2, 1), ('decomposed', 2, 0), ('table', 0, 1)],
+)
 def test_zero_init_equals_no_bias(mode, window, prefix):
     plain = randomize(Attention(DIM, HEADS, window_size=window))
     ours = Attention(DIM, HEADS, window_size=window, rel_pos_bias=mode, rel_pos_size=(3, 4))
     missing = ours.load_state_dict(plain.state_dict(), strict=False).missing_keys
     assert missing and all(torch.count_nonzero(ours.get_parameter(k)) == 0 for k in missing)
     x = torch.randn(2, prefix + 12, DIM)
-    torch.testing.assert_close(ours(x, TokenLayout(prefix, (3, 4))),
-                               plain(x, TokenLayout(prefix, (3, 4))))
+    torch.testing.assert_close(
+        ours(x, TokenLayout(prefix, (3, 4))), plain(x, TokenLayout(prefix, (3, 4)))
+    )
 
 
 def test_vitdet_pos_embed_resampling_is_get_abs_pos():
     """ViTDet's get_abs_pos (detectron2 modeling/backbone/utils.py): drop the CLS slot, bicubic
     to the token grid by size, no antialiasing; timm's antialiased bicubic differs."""
     pos = torch.randn(1, 14 * 14, 8)
-    want = F.interpolate(pos.reshape(1, 14, 14, 8).permute(0, 3, 1, 2), size=(64, 48),
-                         mode='bicubic', align_corners=False).permute(0, 2, 3, 1).reshape(1, -1, 8)
+    want = (
+        F.interpolate(
+            pos.reshape(1, 14, 14, 8).permute(0, 3, 1, 2),
+            size=(64, 48),
+            mode='bicubic',
+            align_corners=False,
+        )
+        .permute(0, 2, 3, 1)
+        .reshape(1, -1, 8)
+    )
     torch.testing.assert_close(resample_pos_embed(pos, (64, 48), (14, 14), 0, 'vitdet'), want)
-    assert not torch.allclose(resample_pos_embed(pos, (64, 48), (14, 14), 0, 'timm'), want,
-                              atol=1e-2)
+    assert not torch.allclose(
+        resample_pos_embed(pos, (64, 48), (14, 14), 0, 'timm'), want, atol=1e-2
+    )

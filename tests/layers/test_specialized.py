@@ -27,12 +27,14 @@ def randomize(module):
 
 def make(kind, lora_rank=4):
     torch.manual_seed(0)
-    return randomize({
-        'norm': lambda: SpecializedLayerNorm(D),
-        'linear': lambda: SpecializedLinear(D, OUT),
-        'lora': lambda: SpecializedLinear(D, OUT, lora_rank=lora_rank),
-        'scale': lambda: SpecializedLayerScale(D, 0.1),
-    }[kind]())
+    return randomize(
+        {
+            'norm': lambda: SpecializedLayerNorm(D),
+            'linear': lambda: SpecializedLinear(D, OUT),
+            'lora': lambda: SpecializedLinear(D, OUT, lora_rank=lora_rank),
+            'scale': lambda: SpecializedLayerScale(D, 0.1),
+        }[kind]()
+    )
 
 
 def plain(m, prefix=''):
@@ -52,8 +54,10 @@ def reference(m, num_cls):
     pat = plain(m)
     leaves = dict(pat.named_parameters())
     if getattr(m, 'lora_rank', None):
-        a, b, bias = (getattr(m, n).detach().clone().requires_grad_()
-                      for n in ('cls_lora_a', 'cls_lora_b', 'cls_bias'))
+        a, b, bias = (
+            getattr(m, n).detach().clone().requires_grad_()
+            for n in ('cls_lora_a', 'cls_lora_b', 'cls_bias')
+        )
         leaves.update(cls_lora_a=a, cls_lora_b=b, cls_bias=bias)
 
         def cls_layer(x):
@@ -64,6 +68,7 @@ def reference(m, num_cls):
 
     def forward(x):
         return torch.cat([cls_layer(x[:, :num_cls]), pat(x[:, num_cls:])], dim=1)
+
     return forward, leaves
 
 
@@ -82,13 +87,19 @@ def test_matches_separate_layers(kind, num_cls):
 
 
 def exact_cases():
-    return [(kind, num_cls, mode) for kind in ('norm', 'lora', 'lora_at_init', 'scale')
-            for num_cls in (1, 3) for mode in ('grad', 'no_grad', 'bf16')]
+    return [
+        (kind, num_cls, mode)
+        for kind in ('norm', 'lora', 'lora_at_init', 'scale')
+        for num_cls in (1, 3)
+        for mode in ('grad', 'no_grad', 'bf16')
+    ]
 
 
 def run(m, layer, x, num_cls, mode):
-    with torch.set_grad_enabled(mode == 'grad'), \
-            torch.autocast('cpu', dtype=torch.bfloat16, enabled=mode == 'bf16'):
+    with (
+        torch.set_grad_enabled(mode == 'grad'),
+        torch.autocast('cpu', dtype=torch.bfloat16, enabled=mode == 'bf16'),
+    ):
         return m(x, num_cls), layer(x)
 
 
@@ -191,19 +202,30 @@ def test_shared_key():
 
 
 def test_plain_checkpoint_fills_the_shared_copies():
-    spec = nn.ModuleDict(dict(
-        norm1=SpecializedLayerNorm(D), qkv=SpecializedLinear(D, OUT),
-        proj=SpecializedLinear(D, OUT, lora_rank=2), ls1=SpecializedLayerScale(D, 0.1)))
-    ref = randomize(nn.ModuleDict(dict(
-        norm1=nn.LayerNorm(D, eps=1e-6), qkv=nn.Linear(D, OUT), proj=nn.Linear(D, OUT),
-        ls1=LayerScale(D, 0.1))))
+    spec = nn.ModuleDict(
+        dict(
+            norm1=SpecializedLayerNorm(D),
+            qkv=SpecializedLinear(D, OUT),
+            proj=SpecializedLinear(D, OUT, lora_rank=2),
+            ls1=SpecializedLayerScale(D, 0.1),
+        )
+    )
+    ref = randomize(
+        nn.ModuleDict(
+            dict(
+                norm1=nn.LayerNorm(D, eps=1e-6),
+                qkv=nn.Linear(D, OUT),
+                proj=nn.Linear(D, OUT),
+                ls1=LayerScale(D, 0.1),
+            )
+        )
+    )
     ckpt = ref.state_dict()
     missing, unexpected = spec.load_state_dict(ckpt, strict=False)
     assert unexpected == []
     assert sorted(missing) == sorted(k for k in spec.state_dict() if is_cls_key(k))
     assert {k for k in missing if shared_key(k) is None} == {'proj.cls_lora_a', 'proj.cls_lora_b'}
-    spec.load_state_dict({k: ckpt[shared_key(k)] for k in missing if shared_key(k)},
-                         strict=False)
+    spec.load_state_dict({k: ckpt[shared_key(k)] for k in missing if shared_key(k)}, strict=False)
     by_function = {k: v.clone() for k, v in spec.state_dict().items()}
     init_cls_from_shared(spec)
     assert all(torch.equal(by_function[k], v) for k, v in spec.state_dict().items())

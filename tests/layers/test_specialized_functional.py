@@ -12,8 +12,7 @@ def leaf(*shape):
 def test_layer_norm_gradcheck(num_cls):
     torch.manual_seed(0)
     args = (leaf(2, 6, 5), leaf(5), leaf(5), leaf(5), leaf(5))
-    assert torch.autograd.gradcheck(
-        lambda *a: specialized_layer_norm(*a, 1e-6, num_cls), args)
+    assert torch.autograd.gradcheck(lambda *a: specialized_layer_norm(*a, 1e-6, num_cls), args)
 
 
 @pytest.mark.parametrize('num_cls', [1, 3])

@@ -1,5 +1,6 @@
 """SwiGLU MLP (DINOv2 ViT-g) against DINOv2's formula, timm's SwiGLUPacked and the fused
 LayerScale; a specialized block with it equals the plain one at init."""
+
 from functools import partial
 
 import pytest
@@ -79,11 +80,16 @@ def test_fused_layer_scale_on_fc2(specialized):
 def test_specialized_block_with_swiglu_equals_plain_at_init():
     torch.manual_seed(0)
     mlp = partial(SwiGLU, hidden=swiglu_hidden(128))
-    plain = Block(32, partial(Attention, num_heads=2), mlp,
-                  ls_layer=partial(LayerScale, init_value=0.3)).eval()
-    special = Block(32, partial(Attention, num_heads=2, qkv_layer=SpecializedLinear), mlp,
-                    norm_layer=SpecializedLayerNorm,
-                    ls_layer=partial(SpecializedLayerScale, init_value=0.3)).eval()
+    plain = Block(
+        32, partial(Attention, num_heads=2), mlp, ls_layer=partial(LayerScale, init_value=0.3)
+    ).eval()
+    special = Block(
+        32,
+        partial(Attention, num_heads=2, qkv_layer=SpecializedLinear),
+        mlp,
+        norm_layer=SpecializedLayerNorm,
+        ls_layer=partial(SpecializedLayerScale, init_value=0.3),
+    ).eval()
     sd = plain.state_dict()
     own = special.state_dict()
     # the CLS copies start from the shared weights, as SpecViT.fill_missing does

@@ -31,9 +31,15 @@ def test_in_a_layer_scale_block_matches_timm():
     torch.manual_seed(1)
     ref = LayerScaleBlock(DIM, HEADS, qkv_bias=True, init_values=0.1).eval()
     ref.attn.load_state_dict(perturbed_reference().state_dict())
-    block = LayerScaleBlock(DIM, HEADS, qkv_bias=True, init_values=0.1,
-                            attn_block=lambda dim, num_heads, qkv_bias, **_:
-                            TalkingHeadAttention(dim, num_heads, qkv_bias)).eval()
+    block = LayerScaleBlock(
+        DIM,
+        HEADS,
+        qkv_bias=True,
+        init_values=0.1,
+        attn_block=lambda dim, num_heads, qkv_bias, **_: TalkingHeadAttention(
+            dim, num_heads, qkv_bias
+        ),
+    ).eval()
     block.load_state_dict(ref.state_dict())
     x = torch.randn(2, 16, DIM)
     with torch.no_grad():

@@ -14,8 +14,10 @@ from vitspec.layers.token_graying import (
 
 @pytest.fixture(scope='module')
 def images(realdata):
-    paths = (sorted((realdata / 'ade20k/ADEChallengeData2016/images/validation').glob('*.jpg'))[:2]
-             + sorted((realdata / 'coco/train2017').glob('*.jpg'))[:2])
+    paths = (
+        sorted((realdata / 'ade20k/ADEChallengeData2016/images/validation').glob('*.jpg'))[:2]
+        + sorted((realdata / 'coco/train2017').glob('*.jpg'))[:2]
+    )
     assert len(paths) == 4
     # shorter side to 224, centre crop, ImageNet mean/std: what the data preprocessor feeds
     return torch.stack([to_input(load_image(p, 224), patch=16)[0] for p in paths])
@@ -38,8 +40,9 @@ def test_svd_sets_condition_number_to_power_eps(images, eps):
     assert (before > 5).all()  # real images are badly conditioned: kappa > e^5
     torch.testing.assert_close(after, eps * before, atol=1e-3, rtol=0)
     # the scale is kept: the largest singular value is unchanged
-    torch.testing.assert_close(singular_values(out)[:, 0], singular_values(images)[:, 0],
-                               rtol=1e-5, atol=0)
+    torch.testing.assert_close(
+        singular_values(out)[:, 0], singular_values(images)[:, 0], rtol=1e-5, atol=0
+    )
 
 
 @pytest.mark.slow
@@ -57,8 +60,9 @@ def test_dct_keeps_max_coefficient_and_grows_norm(images):
     tokens = patchify(images, 16)
     out = dct_graying(tokens, 0.7)
     c_in, c_out = dct(dct(tokens, -1), -2), dct(dct(out, -1), -2)
-    torch.testing.assert_close(c_out.abs().amax(dim=(1, 2)), c_in.abs().amax(dim=(1, 2)),
-                               rtol=1e-5, atol=0)
+    torch.testing.assert_close(
+        c_out.abs().amax(dim=(1, 2)), c_in.abs().amax(dim=(1, 2)), rtol=1e-5, atol=0
+    )
     assert torch.equal(c_out.sign(), c_in.sign())
     assert (out.norm(dim=(1, 2)) > tokens.norm(dim=(1, 2))).all()
 
@@ -80,8 +84,9 @@ def test_patchify_round_trip_and_layout():
     tokens = patchify(x, 16)
     assert tokens.shape == (2, 6, 16 * 16 * 3)
     # row 4 is the patch at grid (1, 1); columns are (p, q, c)
-    torch.testing.assert_close(tokens[:, 4].reshape(2, 16, 16, 3),
-                               x[:, :, 16:32, 16:32].permute(0, 2, 3, 1))
+    torch.testing.assert_close(
+        tokens[:, 4].reshape(2, 16, 16, 3), x[:, :, 16:32, 16:32].permute(0, 2, 3, 1)
+    )
     assert torch.equal(unpatchify(tokens, 16, x.shape), x)
 
 
@@ -93,7 +98,7 @@ def test_shape_dtype_and_per_sample(mode):
     out = tg(x)
     assert out.shape == x.shape and out.dtype == x.dtype and torch.isfinite(out).all()
     for i in range(2):  # each image is transformed on its own
-        torch.testing.assert_close(out[i:i + 1], tg(x[i:i + 1]), atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(out[i : i + 1], tg(x[i : i + 1]), atol=1e-5, rtol=1e-5)
     out16 = tg(x.bfloat16())
     assert out16.dtype == torch.bfloat16 and out16.shape == x.shape
     torch.testing.assert_close(out16.float(), tg(x.bfloat16().float()).bfloat16().float())

@@ -25,9 +25,10 @@ def reference(q, k, v, hw, window, num_prefix):
     grid = torch.arange(h * w).reshape(h, w)
     for r in range(0, h, window):
         for c in range(0, w, window):
-            idx = P + grid[r:r + window, c:c + window].flatten()
-            out[:, :, idx] = F.scaled_dot_product_attention(q[:, :, idx], k[:, :, idx],
-                                                            v[:, :, idx])
+            idx = P + grid[r : r + window, c : c + window].flatten()
+            out[:, :, idx] = F.scaled_dot_product_attention(
+                q[:, :, idx], k[:, :, idx], v[:, :, idx]
+            )
     return out
 
 
@@ -43,8 +44,12 @@ def test_windowed_sdpa_matches_per_window_attention(hw, prefix):
 def test_window_as_large_as_the_grid_is_global_attention_over_patches():
     torch.manual_seed(0)
     q, k, v = (torch.randn(1, 2, 16, 8) for _ in range(3))
-    torch.testing.assert_close(windowed_sdpa(q, k, v, (4, 4), 4),
-                               F.scaled_dot_product_attention(q, k, v), atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(
+        windowed_sdpa(q, k, v, (4, 4), 4),
+        F.scaled_dot_product_attention(q, k, v),
+        atol=1e-5,
+        rtol=1e-5,
+    )
 
 
 def test_attention_module_needs_the_grid():

@@ -1,5 +1,6 @@
 """Linear (DINOv2 lin.1 / lin.4) and DPT depth heads: shapes, bins, CLS use, losses, and the
 order of operations of DINOv2's BNHead and DPTHead."""
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -45,15 +46,23 @@ def test_linear_head_uses_the_cls_token():
 
 
 def test_bins_give_the_probability_weighted_depth():
-    head = LinearDepthHead(in_channels=4, classify=True, n_bins=3, min_depth=1.0,
-                           max_depth=3.0, with_bn=False, norm_strategy='linear')
+    head = LinearDepthHead(
+        in_channels=4,
+        classify=True,
+        n_bins=3,
+        min_depth=1.0,
+        max_depth=3.0,
+        with_bn=False,
+        norm_strategy='linear',
+    )
     logits = torch.tensor([0.9, -5.0, 0.0]).reshape(1, 3, 1, 1)  # relu + 0.1: 1.0, 0.1, 0.1
     depth = head.depth_from_logits(logits)
     assert depth.item() == pytest.approx((1.0 * 1 + 0.1 * 2 + 0.1 * 3) / 1.2)
     head.norm_strategy = 'softmax'
     p = torch.softmax(logits.flatten(), 0)
     assert head.depth_from_logits(logits).item() == pytest.approx(
-        (p * torch.tensor([1.0, 2.0, 3.0])).sum().item(), rel=1e-5)
+        (p * torch.tensor([1.0, 2.0, 3.0])).sum().item(), rel=1e-5
+    )
 
 
 def test_regression_modes():
@@ -65,8 +74,13 @@ def test_regression_modes():
 
 
 def test_loss_and_predict_sizes():
-    head = LinearDepthHead(in_channels=32, num_inputs=4, norm_cfg=BN, classify=True,
-                           loss_decode=[dict(type='SigLoss'), dict(type='GradientLoss')])
+    head = LinearDepthHead(
+        in_channels=32,
+        num_inputs=4,
+        norm_cfg=BN,
+        classify=True,
+        loss_decode=[dict(type='SigLoss'), dict(type='GradientLoss')],
+    )
     feats = backbone_outputs(4)
     losses = head.loss(feats, samples(2, size=(48, 64)))
     assert set(losses) == {'loss_sig', 'loss_grad'}
@@ -91,8 +105,11 @@ def test_dpt_head_output_and_gradients(readout):
     assert depth.shape == (2, 1, 96, 128)  # 32x that level, as DINOv2's fusion order gives
     loss = head.loss(feats, samples(2, size=(70, 98)))['loss_sig']
     loss.backward()
-    assert all(p.grad is not None for n, p in head.named_parameters()
-               if readout == 'project' or not n.startswith('readouts'))
+    assert all(
+        p.grad is not None
+        for n, p in head.named_parameters()
+        if readout == 'project' or not n.startswith('readouts')
+    )
 
 
 def test_dpt_head_default_channels_follow_dinov2():
@@ -105,8 +122,9 @@ def test_dpt_head_default_channels_follow_dinov2():
 def test_linear_head_is_dinov2_bnhead_without_bn():
     """DINOv2's BNHead (dinov2/eval/depth/models/decode_heads/linear_head.py): cat (map, cls)
     per layer, resize to 4x the first grid, 1x1 conv (no BN), relu + 0.1, normalise, bins."""
-    head = LinearDepthHead(in_channels=8, num_inputs=4, classify=True, n_bins=16,
-                           max_depth=80.0).eval()
+    head = LinearDepthHead(
+        in_channels=8, num_inputs=4, classify=True, n_bins=16, max_depth=80.0
+    ).eval()
     assert isinstance(head.bn, torch.nn.Identity) and head.init_cfg is None
     assert [n for n, _ in head.named_parameters()] == ['conv_depth.weight', 'conv_depth.bias']
     feats = backbone_outputs(4, dims=8, grid=(5, 7))
@@ -147,8 +165,7 @@ def dinov2_dpt_reference(head, inputs):
             if x.shape != skip.shape:
                 skip = F.interpolate(skip, size=x.shape[2:], mode='bilinear', align_corners=False)
             x = x + unit(block.skip_unit, skip)
-        x = F.interpolate(unit(block.unit, x), scale_factor=2, mode='bilinear',
-                          align_corners=True)
+        x = F.interpolate(unit(block.unit, x), scale_factor=2, mode='bilinear', align_corners=True)
         return block.project(x)
 
     out = fuse(head.fusions[3], levels[3])
@@ -175,8 +192,11 @@ def test_heads_that_need_the_cls_token_say_so_alike():
     linear = LinearDepthHead(in_channels=32, num_inputs=4, use_cls_token=True)
     dpt = DPTDepthHead(embed_dims=32, channels=16, readout_type='project')
     for head, setting in ((linear, 'use_cls_token=True'), (dpt, "readout_type='project'")):
-        with pytest.raises(ValueError, match=f'{setting} needs \\(map, cls\\) backbone outputs: '
-                                             'set output_cls_token=True on the backbone'):
+        with pytest.raises(
+            ValueError,
+            match=f'{setting} needs \\(map, cls\\) backbone outputs: '
+            'set output_cls_token=True on the backbone',
+        ):
             head(maps)
     ignore = DPTDepthHead(embed_dims=32, channels=16, readout_type='ignore')
     assert torch.equal(ignore(maps), ignore([(m, None) for m in maps]))

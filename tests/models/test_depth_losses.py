@@ -1,5 +1,6 @@
 """SigLoss by hand; the gradient loss works per sample on (H, W) maps, and its dinov2_slicing
 mode computes what DINOv2's released GradientLoss computes."""
+
 import math
 
 import pytest
@@ -16,7 +17,7 @@ def test_sig_loss_by_hand_on_valid_pixels():
     g = [math.log(2), 0.0, math.log(0.5)]
     mean = sum(g) / 3
     var = sum((v - mean) ** 2 for v in g) / 2  # unbiased, as DINOv2's torch.var
-    assert loss.item() == pytest.approx(math.sqrt(var + 0.15 * mean ** 2), rel=1e-5)
+    assert loss.item() == pytest.approx(math.sqrt(var + 0.15 * mean**2), rel=1e-5)
 
 
 def test_sig_loss_warm_up_follows_the_runner_iteration():
@@ -55,7 +56,7 @@ def test_gradient_loss_of_a_batch_is_the_mean_of_per_sample_losses(batch):
     pred = torch.rand(batch, 1, 24, 32) * 9 + 0.5
     loss = GradientLoss()
     whole = loss(pred, gt)
-    singles = torch.stack([loss(pred[i:i + 1], gt[i:i + 1]) for i in range(batch)])
+    singles = torch.stack([loss(pred[i : i + 1], gt[i : i + 1]) for i in range(batch)])
     assert whole.item() > 0.1  # DINOv2's batch-axis slicing gives 0 for batch 1 and 2
     assert whole.item() == pytest.approx(singles.mean().item(), rel=1e-5)
 
@@ -74,7 +75,10 @@ def dinov2_formula(pred, gt, eps=1e-3):
     and 6 keep fewer than 3 samples. Each scale is divided by its count of valid pixels."""
     m = (gt > 0).float()
     d = (torch.log(pred + eps) - torch.log(gt + eps)) * m
-    term = lambda i, j: ((d[i] - d[j]).abs() * m[i] * m[j]).sum()
+
+    def term(i, j):
+        return ((d[i] - d[j]).abs() * m[i] * m[j]).sum()
+
     stride1 = (term(0, 2) + term(1, 3) + term(2, 4)) / m.sum()
     stride2 = term(0, 4) / m[::2].sum()
     return stride1 + stride2

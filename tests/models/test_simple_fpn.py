@@ -1,4 +1,5 @@
 """SimpleFPN (ViTDet): pyramid strides and shapes from one ViT map, LayerNorm-2d, P6."""
+
 import pytest
 import torch
 from mmdet.registry import MODELS
@@ -20,7 +21,8 @@ def test_levels_have_strides_4_to_64(patch, scales):
     vit_map = torch.randn(2, 32, image[0] // patch, image[1] // patch)
     outs = neck((torch.randn(2, 32, 3, 3), vit_map))  # only the last map is used
     assert [tuple(o.shape) for o in outs] == [
-        (2, 16, image[0] // s, image[1] // s) for s in (4, 8, 16, 32, 64)]
+        (2, 16, image[0] // s, image[1] // s) for s in (4, 8, 16, 32, 64)
+    ]
 
 
 def test_p6_is_a_strided_subsample_of_p5():
@@ -34,7 +36,9 @@ def test_upsampling_halves_channels_per_deconv_with_norm_between():
     x4, x2, x1, x05 = neck.resamplers
     convs = [m for m in x4 if isinstance(m, torch.nn.ConvTranspose2d)]
     assert [(c.in_channels, c.out_channels, c.stride) for c in convs] == [
-        (64, 32, (2, 2)), (32, 16, (2, 2))]
+        (64, 32, (2, 2)),
+        (32, 16, (2, 2)),
+    ]
     assert type(x4[1]).__name__ == 'LayerNorm2d' and isinstance(x4[2], torch.nn.GELU)
     assert [c.in_channels for c in (x2[0],)] == [64] and isinstance(x1, torch.nn.Identity)
     assert isinstance(x05, torch.nn.MaxPool2d)

@@ -14,16 +14,28 @@ TOY = dict(patch_size=8, embed_dims=64, num_layers=4, num_heads=4)
 
 def timm_vit(**kw):
     return timm.models.VisionTransformer(
-        img_size=64, patch_size=8, embed_dim=64, depth=4, num_heads=4, dynamic_img_size=True,
-        num_classes=0, **kw).eval()
+        img_size=64,
+        patch_size=8,
+        embed_dim=64,
+        depth=4,
+        num_heads=4,
+        dynamic_img_size=True,
+        num_classes=0,
+        **kw,
+    ).eval()
 
 
-@pytest.mark.parametrize('timm_kw, spec_kw', [
-    (dict(), dict()),
-    (dict(init_values=1e-2), dict(layer_scale_init=1e-2)),
-    (dict(reg_tokens=4, no_embed_class=True, init_values=1e-2),
-     dict(num_register_tokens=4, pos_embed_cls=False, layer_scale_init=1e-2)),
-])
+@pytest.mark.parametrize(
+    'timm_kw, spec_kw',
+    [
+        (dict(), dict()),
+        (dict(init_values=1e-2), dict(layer_scale_init=1e-2)),
+        (
+            dict(reg_tokens=4, no_embed_class=True, init_values=1e-2),
+            dict(num_register_tokens=4, pos_embed_cls=False, layer_scale_init=1e-2),
+        ),
+    ],
+)
 @pytest.mark.parametrize('size', [(64, 64), (48, 80)])
 def test_matches_timm_intermediates(timm_kw, spec_kw, size):
     torch.manual_seed(0)
@@ -85,8 +97,12 @@ def test_pretrained_init_cfg_loads_and_mismatch_names_keys(tmp_path):
     for k, v in src.state_dict().items():
         torch.testing.assert_close(model.state_dict()[k], v)
 
-    wrong = SpecViT(img_size=32, layer_scale_init=1e-5, **TOY,
-                    init_cfg=dict(type='Pretrained', checkpoint=str(path)))
+    wrong = SpecViT(
+        img_size=32,
+        layer_scale_init=1e-5,
+        **TOY,
+        init_cfg=dict(type='Pretrained', checkpoint=str(path)),
+    )
     with pytest.raises(CheckpointError, match=r'missing keys \(8\): blocks\.0\.ls1\.gamma'):
         wrong.init_weights()
 
@@ -125,8 +141,9 @@ def test_gradient_checkpointing_gives_same_gradients():
 
 
 def test_output_cls_token_pairs_maps_with_the_normed_cls():
-    model = SpecViT(img_size=32, out_indices=(1, 3), output_cls_token=True,
-                    num_register_tokens=2, **TOY).eval()
+    model = SpecViT(
+        img_size=32, out_indices=(1, 3), output_cls_token=True, num_register_tokens=2, **TOY
+    ).eval()
     model.init_weights()
     x = torch.randn(2, 3, 32, 32)
     with torch.no_grad():
@@ -141,6 +158,7 @@ def test_output_cls_token_pairs_maps_with_the_normed_cls():
 
 
 def test_unused_final_norm_is_frozen():
-    assert not any(p.requires_grad for p in SpecViT(img_size=32, final_norm=False,
-                                                    **TOY).norm.parameters())
+    assert not any(
+        p.requires_grad for p in SpecViT(img_size=32, final_norm=False, **TOY).norm.parameters()
+    )
     assert all(p.requires_grad for p in SpecViT(img_size=32, **TOY).norm.parameters())

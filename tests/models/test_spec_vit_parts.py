@@ -1,6 +1,7 @@
 """SpecViT builds each block from its parts: the blocks equal ones built from explicit parts,
 and the backbone's init is each module's own (the rule SpecViT once applied by parameter
 name, reproduced here)."""
+
 import inspect
 from functools import partial
 
@@ -23,30 +24,75 @@ from vitspec.models.backbones.block_parts import block_parts
 TOY = dict(img_size=32, patch_size=8, embed_dims=64, num_layers=3, num_heads=4)
 LORA = partial(SpecializedLinear, lora_rank=4)
 CASES = {
-    'plain': (dict(), 0, lambda: Block(64, partial(Attention, num_heads=4),
-                                       partial(Mlp, hidden=256))),
-    'layer_scale': (dict(layer_scale_init=0.1), 2, lambda: Block(
-        64, partial(Attention, num_heads=4), partial(Mlp, hidden=256),
-        ls_layer=partial(LayerScale, init_value=0.1))),
-    'specialized': (dict(layer_scale_init=0.1, num_register_tokens=2,
-                         specialize=dict(registers='cls')), 0, lambda: Block(
-        64, partial(Attention, num_heads=4, qkv_layer=SpecializedLinear),
-        partial(Mlp, hidden=256), norm_layer=SpecializedLayerNorm,
-        ls_layer=partial(SpecializedLayerScale, init_value=0.1))),
-    'norms_only': (dict(layer_scale_init=0.1, specialize=dict(layer_scale=False)), 1,
-                   lambda: Block(64, partial(Attention, num_heads=4), partial(Mlp, hidden=256),
-                                 norm_layer=SpecializedLayerNorm,
-                                 ls_layer=partial(LayerScale, init_value=0.1))),
-    'lora_swiglu_window': (dict(layer_scale_init=0.1, specialize=dict(lora_rank=4),
-                                ffn_type='swiglu', window_size=2, global_attn_indexes=(1,),
-                                rel_pos_bias='decomposed'), 0, lambda: Block(
-        64, partial(Attention, num_heads=4, qkv_layer=LORA, window_size=2,
-                    rel_pos_bias='decomposed', rel_pos_size=(2, 2)),
-        partial(SwiGLU, hidden=swiglu_hidden(256)), norm_layer=SpecializedLayerNorm,
-        ls_layer=partial(SpecializedLayerScale, init_value=0.1))),
-    'talking_heads_layerwise': (dict(talking_heads=True, layerwise_scaling=dict(head_dim=16)),
-                                0, lambda: Block(
-        64, partial(TalkingHeadAttention, num_heads=2, head_dim=16), partial(Mlp, hidden=64))),
+    'plain': (
+        dict(),
+        0,
+        lambda: Block(64, partial(Attention, num_heads=4), partial(Mlp, hidden=256)),
+    ),
+    'layer_scale': (
+        dict(layer_scale_init=0.1),
+        2,
+        lambda: Block(
+            64,
+            partial(Attention, num_heads=4),
+            partial(Mlp, hidden=256),
+            ls_layer=partial(LayerScale, init_value=0.1),
+        ),
+    ),
+    'specialized': (
+        dict(layer_scale_init=0.1, num_register_tokens=2, specialize=dict(registers='cls')),
+        0,
+        lambda: Block(
+            64,
+            partial(Attention, num_heads=4, qkv_layer=SpecializedLinear),
+            partial(Mlp, hidden=256),
+            norm_layer=SpecializedLayerNorm,
+            ls_layer=partial(SpecializedLayerScale, init_value=0.1),
+        ),
+    ),
+    'norms_only': (
+        dict(layer_scale_init=0.1, specialize=dict(layer_scale=False)),
+        1,
+        lambda: Block(
+            64,
+            partial(Attention, num_heads=4),
+            partial(Mlp, hidden=256),
+            norm_layer=SpecializedLayerNorm,
+            ls_layer=partial(LayerScale, init_value=0.1),
+        ),
+    ),
+    'lora_swiglu_window': (
+        dict(
+            layer_scale_init=0.1,
+            specialize=dict(lora_rank=4),
+            ffn_type='swiglu',
+            window_size=2,
+            global_attn_indexes=(1,),
+            rel_pos_bias='decomposed',
+        ),
+        0,
+        lambda: Block(
+            64,
+            partial(
+                Attention,
+                num_heads=4,
+                qkv_layer=LORA,
+                window_size=2,
+                rel_pos_bias='decomposed',
+                rel_pos_size=(2, 2),
+            ),
+            partial(SwiGLU, hidden=swiglu_hidden(256)),
+            norm_layer=SpecializedLayerNorm,
+            ls_layer=partial(SpecializedLayerScale, init_value=0.1),
+        ),
+    ),
+    'talking_heads_layerwise': (
+        dict(talking_heads=True, layerwise_scaling=dict(head_dim=16)),
+        0,
+        lambda: Block(
+            64, partial(TalkingHeadAttention, num_heads=2, head_dim=16), partial(Mlp, hidden=64)
+        ),
+    ),
 }
 
 
@@ -65,8 +111,9 @@ def test_block_from_explicit_parts_equals_the_one_spec_vit_builds(name):
     built = model.blocks[index]
     ours = explicit().eval()
     ours.load_state_dict(built.state_dict())  # strict: the same parameter names and shapes
-    assert ([(n, type(m)) for n, m in ours.named_modules()]
-            == [(n, type(m)) for n, m in built.named_modules()])
+    assert [(n, type(m)) for n, m in ours.named_modules()] == [
+        (n, type(m)) for n, m in built.named_modules()
+    ]
     layout = TokenLayout(model.num_cls, (4, 4))
     x = torch.randn(2, model.num_prefix_tokens + 16, 64)
     with torch.no_grad():
@@ -112,14 +159,24 @@ def init_by_parameter_name(model):
                     nn.init.zeros_(p)
 
 
-@pytest.mark.parametrize('kw', [
-    dict(layer_scale_init=0.1, num_register_tokens=2, specialize=dict(qkv_blocks='all')),
-    dict(layer_scale_init=0.1, specialize=dict(lora_rank=4), ffn_type='swiglu'),
-    dict(layer_scale_init=0.1, pos_embed_cls=False, num_class_attn_layers=2,
-         talking_heads=True),
-    dict(with_cls_token=False, pos_embed_cls=False, window_size=2, rel_pos_bias='decomposed',
-         qkv_bias=False),
-], ids=['specialized', 'lora_swiglu', 'cait', 'vitdet'])
+@pytest.mark.parametrize(
+    'kw',
+    [
+        dict(layer_scale_init=0.1, num_register_tokens=2, specialize=dict(qkv_blocks='all')),
+        dict(layer_scale_init=0.1, specialize=dict(lora_rank=4), ffn_type='swiglu'),
+        dict(
+            layer_scale_init=0.1, pos_embed_cls=False, num_class_attn_layers=2, talking_heads=True
+        ),
+        dict(
+            with_cls_token=False,
+            pos_embed_cls=False,
+            window_size=2,
+            rel_pos_bias='decomposed',
+            qkv_bias=False,
+        ),
+    ],
+    ids=['specialized', 'lora_swiglu', 'cait', 'vitdet'],
+)
 def test_init_weights_equals_the_name_matching_init(kw):
     models = []
     for init in (init_by_parameter_name, SpecViT.init_weights):

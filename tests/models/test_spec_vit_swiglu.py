@@ -1,4 +1,5 @@
 """SpecViT's ffn_type='swiglu': widths, composition with layer-wise scaling, refusals."""
+
 import pytest
 import torch
 
@@ -24,8 +25,9 @@ def test_layerwise_scaling_widths_are_the_gated_widths():
     2 * intermediate_dim outputs, intermediate_dim = make_divisible(beta_i * model_dim)."""
     lws = dict(alpha=(0.5, 1.0), beta=(0.5, 4.0), head_dim=32, ffn_divisor=32)
     model = SpecViT(**TOY, ffn_type='swiglu', layerwise_scaling=lws)
-    widths = layerwise_widths(TOY['num_layers'], TOY['embed_dims'], 32, lws['alpha'],
-                              lws['beta'], ffn_divisor=32)
+    widths = layerwise_widths(
+        TOY['num_layers'], TOY['embed_dims'], 32, lws['alpha'], lws['beta'], ffn_divisor=32
+    )
     assert len({w.mlp_hidden for w in widths}) > 1
     for blk, width in zip(model.blocks, widths):
         assert blk.mlp.fc2.in_features == width.mlp_hidden
@@ -35,8 +37,7 @@ def test_layerwise_scaling_widths_are_the_gated_widths():
 
 
 def test_backward_through_specialized_swiglu_with_layer_scale():
-    model = SpecViT(**TOY, ffn_type='swiglu', layer_scale_init=0.1, specialize=dict(),
-                    with_cp=True)
+    model = SpecViT(**TOY, ffn_type='swiglu', layer_scale_init=0.1, specialize=dict(), with_cp=True)
     model.init_weights()
     model(torch.randn(2, 3, 28, 28))[0].sum().backward()
     blk = model.blocks[0]
@@ -47,5 +48,5 @@ def test_backward_through_specialized_swiglu_with_layer_scale():
 def test_refusals_name_the_option():
     with pytest.raises(ValueError, match="ffn_type must be 'mlp' or 'swiglu', got 'geglu'"):
         SpecViT(**TOY, ffn_type='geglu')
-    with pytest.raises(ValueError, match="class-attention layers .* plain MLP"):
+    with pytest.raises(ValueError, match='class-attention layers .* plain MLP'):
         SpecViT(**TOY, ffn_type='swiglu', num_class_attn_layers=2, pos_embed_cls=False)

@@ -1,4 +1,5 @@
 """Each SpecViT option at toy size: its math, its parameters, its failure messages."""
+
 import pytest
 import torch
 
@@ -8,8 +9,7 @@ from vitspec.layers.specialized import SpecializedLayerNorm, SpecializedLinear
 from vitspec.layers.token_graying import TokenGraying
 from vitspec.models import SpecViT
 
-TOY = dict(img_size=32, patch_size=8, embed_dims=64, num_layers=6, num_heads=4,
-           out_indices=(1, 5))
+TOY = dict(img_size=32, patch_size=8, embed_dims=64, num_layers=6, num_heads=4, out_indices=(1, 5))
 
 
 def build(**kw):
@@ -24,16 +24,18 @@ def features(model, x):
         return model(x)
 
 
-@pytest.mark.parametrize('spec, exact', [
-    (dict(qkv_blocks=None), True),                 # norms and LayerScales only
-    (dict(lora_rank=4), True),                     # LoRA: CLS = patch weights + B A, B = 0
-    (dict(), False),                               # full qkv copies in the first third
-    (dict(registers='cls', qkv_blocks='all'), False),
-])
+@pytest.mark.parametrize(
+    'spec, exact',
+    [
+        (dict(qkv_blocks=None), True),  # norms and LayerScales only
+        (dict(lora_rank=4), True),  # LoRA: CLS = patch weights + B A, B = 0
+        (dict(), False),  # full qkv copies in the first third
+        (dict(registers='cls', qkv_blocks='all'), False),
+    ],
+)
 def test_plain_checkpoint_into_specialized_model_gives_plain_output(spec, exact):
     plain = build(layer_scale_init=0.1, num_register_tokens=2)
-    special = SpecViT(**TOY, layer_scale_init=0.1, num_register_tokens=2,
-                      specialize=spec).eval()
+    special = SpecViT(**TOY, layer_scale_init=0.1, num_register_tokens=2, specialize=spec).eval()
     load_state_dict_strict(special, plain.state_dict())  # cls_* keys filled from shared
     x = torch.randn(2, 3, 32, 40)
     for a, b in zip(features(plain, x), features(special, x)):
@@ -66,8 +68,14 @@ def test_registers_in_cls_group_use_cls_parameters():
 def test_specialization_overhead_at_vit_s():
     """QKV copies in the first third of ViT-S/14 add 8.2 % parameters (2602.08626's abstract:
     about 8 %)."""
-    kw = dict(img_size=518, patch_size=14, embed_dims=384, num_layers=12, num_heads=6,
-              layer_scale_init=1e-5)
+    kw = dict(
+        img_size=518,
+        patch_size=14,
+        embed_dims=384,
+        num_layers=12,
+        num_heads=6,
+        layer_scale_init=1e-5,
+    )
     with torch.device('meta'):
         plain = sum(p.numel() for p in SpecViT(**kw).parameters())
         special = sum(p.numel() for p in SpecViT(**kw, specialize=dict()).parameters())
@@ -79,8 +87,9 @@ def test_specialization_overhead_at_vit_s():
 
 
 def test_class_attention_stage_excludes_cls_and_is_frozen():
-    model = build(num_class_attn_layers=2, talking_heads=True, pos_embed_cls=False,
-                  layer_scale_init=1e-5)
+    model = build(
+        num_class_attn_layers=2, talking_heads=True, pos_embed_cls=False, layer_scale_init=1e-5
+    )
     assert model.num_prefix_tokens == 0
     tokens, _ = model._embed(torch.randn(1, 3, 32, 32))
     assert tokens.shape[1] == 16  # patches only
@@ -95,8 +104,9 @@ def test_class_attention_rejects_cls_in_self_attention():
 
 
 def test_layerwise_scaling_widths():
-    model = build(layerwise_scaling=dict(alpha=(0.5, 1.0), beta=(0.5, 4.0), head_dim=16,
-                                         ffn_divisor=16))
+    model = build(
+        layerwise_scaling=dict(alpha=(0.5, 1.0), beta=(0.5, 4.0), head_dim=16, ffn_divisor=16)
+    )
     expected = layerwise_widths(6, 64, 16, (0.5, 1.0), (0.5, 4.0), ffn_divisor=16)
     got = [(b.attn.num_heads, b.mlp.fc1.out_features) for b in model.blocks]
     assert got == [tuple(w) for w in expected]
@@ -142,12 +152,18 @@ def test_layer_depth_for_lr_decay():
     assert model.get_layer_depth('decode_head.conv_seg.weight', 'backbone.') == (9, total)
 
 
-@pytest.mark.parametrize('kw, message', [
-    (dict(embed_dim=64), "unknown option 'embed_dim'; did you mean 'embed_dims'"),
-    (dict(specialize=dict(qkv_block=2)), "unknown option 'qkv_block'; did you mean 'qkv_blocks'"),
-    (dict(layerwise_scaling=dict(alpha_min=0.5)), "unknown option 'alpha_min'"),
-    (dict(token_graying=dict(mode='dct', epsilon=0.5)), "did you mean 'eps'"),
-])
+@pytest.mark.parametrize(
+    'kw, message',
+    [
+        (dict(embed_dim=64), "unknown option 'embed_dim'; did you mean 'embed_dims'"),
+        (
+            dict(specialize=dict(qkv_block=2)),
+            "unknown option 'qkv_block'; did you mean 'qkv_blocks'",
+        ),
+        (dict(layerwise_scaling=dict(alpha_min=0.5)), "unknown option 'alpha_min'"),
+        (dict(token_graying=dict(mode='dct', epsilon=0.5)), "did you mean 'eps'"),
+    ],
+)
 def test_unknown_options_name_the_closest_valid_key(kw, message):
     cfg = {**TOY, **kw}
     cfg.pop('embed_dims') if 'embed_dim' in kw else None

@@ -1,5 +1,6 @@
 """SpecViT as ViTDet's backbone: no CLS token, decomposed relative position bias, zero-padded
 windows; parity with timm's VisionTransformerSAM and the MAE-checkpoint loading path."""
+
 from functools import partial
 
 import pytest
@@ -14,16 +15,32 @@ from vitspec.layers.pos_embed import resample_pos_embed
 from vitspec.models import SpecViT
 
 TOY = dict(patch_size=16, embed_dims=32, num_layers=3, num_heads=4)
-VITDET = dict(with_cls_token=False, pos_embed_cls=False, rel_pos_bias='decomposed',
-              window_size=4, window_padding='zeros', global_attn_indexes=(1, ),
-              out_indices=(2, ), final_norm=False)
+VITDET = dict(
+    with_cls_token=False,
+    pos_embed_cls=False,
+    rel_pos_bias='decomposed',
+    window_size=4,
+    window_padding='zeros',
+    global_attn_indexes=(1,),
+    out_indices=(2,),
+    final_norm=False,
+)
 
 
 def sam_reference():
     ref = VisionTransformerSAM(
-        img_size=96, patch_size=16, embed_dim=32, depth=3, num_heads=4, use_rel_pos=True,
-        window_size=4, global_attn_indexes=(1, ), neck_chans=0, head_hidden_size=1,
-        norm_layer=partial(nn.LayerNorm, eps=1e-6)).eval()
+        img_size=96,
+        patch_size=16,
+        embed_dim=32,
+        depth=3,
+        num_heads=4,
+        use_rel_pos=True,
+        window_size=4,
+        global_attn_indexes=(1,),
+        neck_chans=0,
+        head_hidden_size=1,
+        norm_layer=partial(nn.LayerNorm, eps=1e-6),
+    ).eval()
     torch.manual_seed(0)
     with torch.no_grad():
         for p in ref.parameters():
@@ -45,15 +62,16 @@ def test_matches_timm_sam_backbone(size):
     with torch.no_grad():
         torch.testing.assert_close(model(x)[0], ref.forward_features(x), atol=1e-5, rtol=1e-5)
     assert model.cls_token is None and model.num_prefix_tokens == 0
-    assert model.blocks[0].attn.rel_pos_h.shape == (2 * 4 - 1, 8)      # window
-    assert model.blocks[1].attn.rel_pos_h.shape == (2 * 6 - 1, 8)      # img_size grid
+    assert model.blocks[0].attn.rel_pos_h.shape == (2 * 4 - 1, 8)  # window
+    assert model.blocks[1].attn.rel_pos_h.shape == (2 * 6 - 1, 8)  # img_size grid
 
 
 def test_pretrain_img_size_keeps_the_pretraining_grid():
     """ViTDet: pos_embed stays at 224 / 16 = 14 and is resampled by get_abs_pos (bicubic, no
     antialiasing) to every input; img_size sets the global blocks' rel-pos grid."""
-    model = SpecViT(img_size=128, pretrain_img_size=224, pos_embed_interp='vitdet', **TOY,
-                    **VITDET).eval()
+    model = SpecViT(
+        img_size=128, pretrain_img_size=224, pos_embed_interp='vitdet', **TOY, **VITDET
+    ).eval()
     assert model.pos_embed.shape == (1, 14 * 14, 32)
     assert model.blocks[1].attn.rel_pos_h.shape == (2 * 8 - 1, 8)
     torch.nn.init.normal_(model.pos_embed)
@@ -66,8 +84,12 @@ def test_pretrain_img_size_keeps_the_pretraining_grid():
 
 
 def test_without_cls_token_refuses_what_needs_it():
-    for bad in (dict(pos_embed_cls=True), dict(output_cls_token=True),
-                dict(specialize=dict(norm=True)), dict(rel_pos_bias='table')):
+    for bad in (
+        dict(pos_embed_cls=True),
+        dict(output_cls_token=True),
+        dict(specialize=dict(norm=True)),
+        dict(rel_pos_bias='table'),
+    ):
         with pytest.raises(ValueError, match='with_cls_token=False'):
             SpecViT(img_size=64, **TOY, **dict(VITDET, **bad))
     with pytest.raises(ValueError, match='talking heads'):
@@ -79,8 +101,7 @@ def test_zero_rel_pos_equals_no_rel_pos():
     plain.init_weights()
     model = SpecViT(img_size=64, **TOY, **VITDET).eval()
     missing = model.load_state_dict(plain.state_dict(), strict=False).missing_keys
-    assert sorted(missing) == sorted(f'blocks.{i}.attn.rel_pos_{a}' for i in range(3)
-                                     for a in 'hw')
+    assert sorted(missing) == sorted(f'blocks.{i}.attn.rel_pos_{a}' for i in range(3) for a in 'hw')
     x = torch.randn(1, 3, 80, 64)
     with torch.no_grad():
         torch.testing.assert_close(model(x)[0], plain(x)[0])
@@ -90,17 +111,28 @@ def mae_layout(embed_dims=32, depth=3, grid=14):
     """Random weights in the layout of MAE's released pretraining checkpoints (timm names,
     CLS token, a CLS slot in pos_embed, final norm, no relative position bias)."""
     torch.manual_seed(0)
-    sd = {'cls_token': torch.randn(1, 1, embed_dims),
-          'pos_embed': torch.randn(1, 1 + grid * grid, embed_dims),
-          'patch_embed.proj.weight': torch.randn(embed_dims, 3, 16, 16),
-          'patch_embed.proj.bias': torch.randn(embed_dims),
-          'norm.weight': torch.randn(embed_dims), 'norm.bias': torch.randn(embed_dims)}
-    shapes = {'norm1.weight': (embed_dims, ), 'norm1.bias': (embed_dims, ),
-              'attn.qkv.weight': (3 * embed_dims, embed_dims), 'attn.qkv.bias': (3 * embed_dims, ),
-              'attn.proj.weight': (embed_dims, embed_dims), 'attn.proj.bias': (embed_dims, ),
-              'norm2.weight': (embed_dims, ), 'norm2.bias': (embed_dims, ),
-              'mlp.fc1.weight': (4 * embed_dims, embed_dims), 'mlp.fc1.bias': (4 * embed_dims, ),
-              'mlp.fc2.weight': (embed_dims, 4 * embed_dims), 'mlp.fc2.bias': (embed_dims, )}
+    sd = {
+        'cls_token': torch.randn(1, 1, embed_dims),
+        'pos_embed': torch.randn(1, 1 + grid * grid, embed_dims),
+        'patch_embed.proj.weight': torch.randn(embed_dims, 3, 16, 16),
+        'patch_embed.proj.bias': torch.randn(embed_dims),
+        'norm.weight': torch.randn(embed_dims),
+        'norm.bias': torch.randn(embed_dims),
+    }
+    shapes = {
+        'norm1.weight': (embed_dims,),
+        'norm1.bias': (embed_dims,),
+        'attn.qkv.weight': (3 * embed_dims, embed_dims),
+        'attn.qkv.bias': (3 * embed_dims,),
+        'attn.proj.weight': (embed_dims, embed_dims),
+        'attn.proj.bias': (embed_dims,),
+        'norm2.weight': (embed_dims,),
+        'norm2.bias': (embed_dims,),
+        'mlp.fc1.weight': (4 * embed_dims, embed_dims),
+        'mlp.fc1.bias': (4 * embed_dims,),
+        'mlp.fc2.weight': (embed_dims, 4 * embed_dims),
+        'mlp.fc2.bias': (embed_dims,),
+    }
     for i in range(depth):
         sd.update({f'blocks.{i}.{k}': torch.randn(s) for k, s in shapes.items()})
     return {'model': sd}
@@ -112,8 +144,14 @@ def test_mae_checkpoint_loads_into_the_vitdet_backbone(tmp_path, monkeypatch):
     convert_file(str(src), str(dst), 'mae', num_heads=4)
     logged = []
     monkeypatch.setattr(load, 'print_log', lambda msg, logger=None: logged.append(msg))
-    model = SpecViT(img_size=128, pretrain_img_size=224, pos_embed_interp='vitdet', **TOY,
-                    **VITDET, init_cfg=dict(type='Pretrained', checkpoint=str(dst)))
+    model = SpecViT(
+        img_size=128,
+        pretrain_img_size=224,
+        pos_embed_interp='vitdet',
+        **TOY,
+        **VITDET,
+        init_cfg=dict(type='Pretrained', checkpoint=str(dst)),
+    )
     model.init_weights()
     sd = mae_layout()['model']
     torch.testing.assert_close(model.pos_embed, sd['pos_embed'][:, 1:])  # CLS slot dropped

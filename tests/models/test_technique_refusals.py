@@ -1,6 +1,7 @@
 """Configurations that would measure nothing are refused with the reason: a frozen probe of a
 technique whose parameters all come from a plain checkpoint, specialized LayerScale without
 LayerScale, and a trainable backbone parameter that no loss reaches (CaiT's CLS token)."""
+
 from types import SimpleNamespace
 
 import pytest
@@ -11,8 +12,15 @@ from vitspec.engine import UnusedParameterCheckHook
 from vitspec.errors import CheckpointError, InertProbeError, UnusedParameterError
 from vitspec.models import SpecViT
 
-TOY = dict(img_size=32, patch_size=8, embed_dims=32, num_layers=3, num_heads=2,
-           layer_scale_init=1e-5, out_indices=(2,))
+TOY = dict(
+    img_size=32,
+    patch_size=8,
+    embed_dims=32,
+    num_layers=3,
+    num_heads=2,
+    layer_scale_init=1e-5,
+    out_indices=(2,),
+)
 
 
 def save(path, model, backbone_cfg=None):
@@ -22,8 +30,12 @@ def save(path, model, backbone_cfg=None):
 
 
 def frozen(checkpoint, **kw):
-    model = SpecViT(**TOY, frozen_stages=TOY['num_layers'], **kw,
-                    init_cfg=dict(type='Pretrained', checkpoint=checkpoint))
+    model = SpecViT(
+        **TOY,
+        frozen_stages=TOY['num_layers'],
+        **kw,
+        init_cfg=dict(type='Pretrained', checkpoint=checkpoint),
+    )
     model.init_weights()
     return model
 
@@ -40,8 +52,7 @@ def test_specialized_checkpoint_probes_and_plain_checkpoint_fine_tunes(tmp_path)
     pretrained.init_weights()  # CLS copies drawn on their own: a specialized pretraining
     frozen(save(tmp_path / 'spec.pth', pretrained), specialize=dict())
     plain = save(tmp_path / 'plain.pth', SpecViT(**TOY))
-    model = SpecViT(**TOY, specialize=dict(),
-                    init_cfg=dict(type='Pretrained', checkpoint=plain))
+    model = SpecViT(**TOY, specialize=dict(), init_cfg=dict(type='Pretrained', checkpoint=plain))
     model.init_weights()  # trainable: the copies start equal and then train apart
     assert model.blocks[0].norm1.cls_weight.requires_grad
 
@@ -50,8 +61,7 @@ def test_frozen_token_graying_needs_a_checkpoint_pretrained_with_it(tmp_path):
     tg = dict(mode='dct', eps=0.7)
     with pytest.raises(InertProbeError, match='Token Graying'):
         frozen(save(tmp_path / 'plain.pth', SpecViT(**TOY), dict(TOY)), token_graying=tg)
-    frozen(save(tmp_path / 'tg.pth', SpecViT(**TOY), dict(TOY, token_graying=tg)),
-           token_graying=tg)
+    frozen(save(tmp_path / 'tg.pth', SpecViT(**TOY), dict(TOY, token_graying=tg)), token_graying=tg)
 
 
 def test_specialized_layer_scale_without_layer_scale_is_refused():
@@ -60,8 +70,10 @@ def test_specialized_layer_scale_without_layer_scale_is_refused():
         SpecViT(**no_ls, specialize=dict(layer_scale=True))
     model = SpecViT(**no_ls, specialize=dict())  # default: follow the backbone
     assert not any('ls1' in n for n, _ in model.named_parameters())
-    assert any('cls_' in n for n, _ in SpecViT(**TOY, specialize=dict()).blocks[0].ls1
-               .named_parameters(prefix='ls1'))
+    assert any(
+        'cls_' in n
+        for n, _ in SpecViT(**TOY, specialize=dict()).blocks[0].ls1.named_parameters(prefix='ls1')
+    )
 
 
 def run_first_iteration(backbone, loss_of):
@@ -82,9 +94,18 @@ def test_a_trainable_parameter_without_gradient_is_named():
     model = SpecViT(**TOY)
     with pytest.raises(UnusedParameterError, match='cls_token'):
         # a dense loss that never reaches the CLS token: the patch map of block 0 only
-        run_first_iteration(model, lambda m: m.patch_embed(torch.randn(1, 3, 32, 32))[0].sum()
-                            + (m.pos_embed.sum() + sum(p.sum() for p in m.blocks.parameters())
-                               + m.norm.weight.sum() + m.norm.bias.sum()))
+        run_first_iteration(
+            model,
+            lambda m: (
+                m.patch_embed(torch.randn(1, 3, 32, 32))[0].sum()
+                + (
+                    m.pos_embed.sum()
+                    + sum(p.sum() for p in m.blocks.parameters())
+                    + m.norm.weight.sum()
+                    + m.norm.bias.sum()
+                )
+            ),
+        )
 
 
 def test_missing_layer_scales_are_filled_only_where_they_change_nothing():

@@ -15,8 +15,13 @@ def test_second_install_is_fast_and_checks_the_imports():
     if not (venv / '.vitspec-install-stamp').is_file():
         pytest.skip(f'{venv} was not set up by tools/install.sh')
     start = time.monotonic()
-    proc = subprocess.run([str(ROOT / 'tools' / 'install.sh')], capture_output=True, text=True,
-                          env=dict(os.environ, VITSPEC_VENV=str(venv)), timeout=300)
+    proc = subprocess.run(
+        [str(ROOT / 'tools' / 'install.sh')],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, VITSPEC_VENV=str(venv)),
+        timeout=300,
+    )
     elapsed = time.monotonic() - start
     assert proc.returncode == 0, proc.stderr
     assert 'mmcv 2.1.0 (ops)' in proc.stdout and 'up to date' in proc.stdout

@@ -1,4 +1,5 @@
 """tools/make_model_table.py: docs/model_zoo.md lists every benchmark config and is current."""
+
 import pytest
 
 from tests.utils import ROOT, run_tool
@@ -13,10 +14,12 @@ def test_every_config_listed_once():
 
 
 def test_technique_read_from_base_lines():
-    row = describe(ROOT / 'configs/demo/fcn_specvit-tiny-p8-spec_2xb4-500it_demo-ade20k-'
-                          '128x128.py')
-    assert (row['technique'], row['backbone'], row['crop']) == ('specialized', 'specvit-tiny-p8',
-                                                                '128x128')
+    row = describe(ROOT / 'configs/demo/fcn_specvit-tiny-p8-spec_2xb4-500it_demo-ade20k-128x128.py')
+    assert (row['technique'], row['backbone'], row['crop']) == (
+        'specialized',
+        'specvit-tiny-p8',
+        '128x128',
+    )
 
 
 @pytest.mark.slow

@@ -1,4 +1,5 @@
 """tools/model_info.py: parameters over the plain backbone, FLOPs, per-block widths."""
+
 import json
 
 import pytest

@@ -1,4 +1,5 @@
 """tools/train.py --vis-backend and the evaluation progress bar."""
+
 import importlib.util
 import io
 
@@ -12,8 +13,9 @@ from vitspec.engine import EvalProgressBarHook
 DEMO = str(ROOT / 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py')
 
 
-@pytest.mark.parametrize('name,kind', [('tensorboard', 'TensorboardVisBackend'),
-                                       ('wandb', 'WandbVisBackend')])
+@pytest.mark.parametrize(
+    'name,kind', [('tensorboard', 'TensorboardVisBackend'), ('wandb', 'WandbVisBackend')]
+)
 def test_backend_added_or_missing_package_named(name, kind):
     cfg = Config.fromfile(DEMO)
     if importlib.util.find_spec(name) is None:
@@ -27,6 +29,7 @@ def test_backend_added_or_missing_package_named(name, kind):
 def test_tensorboard_writes_events(tmp_path):
     pytest.importorskip('tensorboard')
     from mmengine.visualization import Visualizer
+
     cfg = add_vis_backends(Config.fromfile(DEMO), ['tensorboard'], DEMO)
     backends = [dict(b) for b in cfg.visualizer.vis_backends]
     vis = Visualizer(name='tb_test', vis_backends=backends, save_dir=str(tmp_path))

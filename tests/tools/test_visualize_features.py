@@ -1,5 +1,6 @@
 """tools/visualize_features.py: PCA grid and cosine plot, from configs, config=checkpoint and
 converted checkpoints; byte-identical output for a fixed seed."""
+
 import numpy as np
 import pytest
 import torch
@@ -11,8 +12,15 @@ from vitspec.apis.backbone_source import load_backbone
 
 PLAIN = ROOT / 'configs/demo/fcn_specvit-tiny-p8-plain_2xb4-500it_demo-ade20k-128x128.py'
 SPEC = ROOT / 'configs/demo/fcn_specvit-tiny-p8-spec_2xb4-500it_demo-ade20k-128x128.py'
-TOY = dict(img_size=32, patch_size=8, embed_dims=32, num_layers=3, num_heads=2,
-           layer_scale_init=1e-5, num_register_tokens=2)
+TOY = dict(
+    img_size=32,
+    patch_size=8,
+    embed_dims=32,
+    num_layers=3,
+    num_heads=2,
+    layer_scale_init=1e-5,
+    num_register_tokens=2,
+)
 
 
 def images(tmp_path, n=2):
@@ -27,6 +35,7 @@ def images(tmp_path, n=2):
 
 def converted(tmp_path):
     from vitspec.models.backbones.spec_vit import SpecViT
+
     torch.manual_seed(1)
     model = SpecViT(**TOY)
     model.init_weights()
@@ -37,8 +46,25 @@ def converted(tmp_path):
 
 def run(tmp_path, models, name, seed=0, cell=48):
     out, cos = tmp_path / f'{name}.png', tmp_path / f'{name}_cos.png'
-    run_tool(['tools/visualize_features.py', '--models', *models, '--images', *images(tmp_path),
-              '--out', out, '--cosine-out', cos, '--size', 32, '--cell', cell, '--seed', seed])
+    run_tool(
+        [
+            'tools/visualize_features.py',
+            '--models',
+            *models,
+            '--images',
+            *images(tmp_path),
+            '--out',
+            out,
+            '--cosine-out',
+            cos,
+            '--size',
+            32,
+            '--cell',
+            cell,
+            '--seed',
+            seed,
+        ]
+    )
     return out, cos
 
 
@@ -51,7 +77,7 @@ def test_grid_shape_and_determinism(tmp_path):
     with Image.open(out1) as grid:
         assert grid.size == (4 * 48, vf.HEADER_PX + 2 * 48) and grid.mode == 'RGB'
         pixels = np.asarray(grid)
-    assert pixels[vf.HEADER_PX:, 48:].std() > 10  # the PCA maps are not blank
+    assert pixels[vf.HEADER_PX :, 48:].std() > 10  # the PCA maps are not blank
     assert out1.read_bytes() == out2.read_bytes() and cos1.read_bytes() == cos2.read_bytes()
     assert out1.read_bytes() != out3.read_bytes()  # the seed sets the random weights
     with Image.open(cos1) as plot:
@@ -62,8 +88,9 @@ def test_config_with_checkpoint_uses_its_weights(tmp_path):
     """CONFIG=CHECKPOINT takes the backbone.* weights of a whole-model checkpoint."""
     random_model, _ = load_backbone(str(PLAIN), seed=3)
     ckpt = tmp_path / 'iter_1.pth'
-    torch.save(dict(state_dict={f'backbone.{k}': v for k, v in
-                                random_model.state_dict().items()}), ckpt)
+    torch.save(
+        dict(state_dict={f'backbone.{k}': v for k, v in random_model.state_dict().items()}), ckpt
+    )
     loaded, label = load_backbone(f'{PLAIN}={ckpt}', seed=0)
     assert 'random' not in label
     assert torch.equal(loaded.pos_embed, random_model.pos_embed)
@@ -80,7 +107,7 @@ def test_cosine_is_per_block_and_uses_patches_only(tmp_path):
     model.blocks[0].norm1.register_forward_hook(lambda m, i, o: tokens.append(o))
     model(x)
     t = tokens[0][0]
-    expected = torch.cosine_similarity(t[:1], t[1 + 2:], dim=-1).mean().item()
+    expected = torch.cosine_similarity(t[:1], t[1 + 2 :], dim=-1).mean().item()
     assert values[0] == pytest.approx(expected)
 
 
@@ -101,8 +128,23 @@ def test_pca_is_sign_stable_and_in_unit_range():
 def test_cli_on_real_images(tmp_path, realdata):
     imgs = sorted((realdata / 'ade20k').rglob('*.jpg'))[:2]
     out = tmp_path / 'real.png'
-    proc = run_tool(['tools/visualize_features.py', '--models', SPEC, '--images', *imgs,
-                     '--out', out, '--size', '64', '--cell', '64', '--labels', 'spec'])
+    proc = run_tool(
+        [
+            'tools/visualize_features.py',
+            '--models',
+            SPEC,
+            '--images',
+            *imgs,
+            '--out',
+            out,
+            '--size',
+            '64',
+            '--cell',
+            '64',
+            '--labels',
+            'spec',
+        ]
+    )
     assert 'cos(CLS, patch) per block' in proc.stdout
     with Image.open(out) as grid:
         assert grid.size == (2 * 64, vf.HEADER_PX + 2 * 64)

@@ -8,6 +8,7 @@ architecture in meta['backbone_cfg']).
                               (a training checkpoint of the whole model is fine)
     converted.pth             SpecViT(**meta['backbone_cfg']) with its weights
 """
+
 import copy
 import inspect
 import os
@@ -41,8 +42,7 @@ def technique_keys(config_path: str = None) -> set:
         with open(config_path) as f:
             names = base_names(f.read(), 'techniques')
     if not names:
-        names = [n[:-3] for n in sorted(os.listdir(TECHNIQUES_DIR))
-                 if n.endswith('.py')]
+        names = [n[:-3] for n in sorted(os.listdir(TECHNIQUES_DIR)) if n.endswith('.py')]
     keys = set()
     for name in names:
         keys |= set(Config.fromfile(osp.join(TECHNIQUES_DIR, f'{name}.py')).technique)
@@ -70,8 +70,10 @@ def load_backbone(source: str, seed: int = 0, **overrides):
     else:
         meta = safe_torch_load(config).get('meta') or {}
         if 'backbone_cfg' not in meta:
-            raise ValueError(f"{config}: no meta['backbone_cfg']; convert it with "
-                             'tools/convert_checkpoint.py or pass CONFIG=CHECKPOINT')
+            raise ValueError(
+                f"{config}: no meta['backbone_cfg']; convert it with "
+                'tools/convert_checkpoint.py or pass CONFIG=CHECKPOINT'
+            )
         cfg, weights = dict(type='SpecViT', **meta['backbone_cfg']), config
         label = osp.splitext(osp.basename(config))[0]
     cfg.pop('type', None)

@@ -3,6 +3,7 @@
 The conversion itself (vitspec.checkpoints) knows state dicts only; building the SpecViT that
 proves the converted weights fit happens here, above both checkpoints and models.
 """
+
 import os.path as osp
 
 import torch
@@ -27,5 +28,6 @@ def check_builds(sd: dict, backbone_cfg: dict, source: str) -> None:
     SpecViT that ``backbone_cfg`` describes (built on the meta device: no memory, no init)."""
     with torch.device('meta'):
         model = SpecViT(**backbone_cfg)
-    load_state_dict_strict(model, {k: v.to('meta') for k, v in sd.items()}, source=source,
-                           assign=True)
+    load_state_dict_strict(
+        model, {k: v.to('meta') for k, v in sd.items()}, source=source, assign=True
+    )

@@ -1,5 +1,6 @@
 """What tools/test.py does to a config and a Runner: prediction pictures, test-time augmentation,
 strict checkpoint loading, and the metrics it prints."""
+
 from vitspec.errors import CheckpointError
 from vitspec.fileio import using_safe_io
 
@@ -35,8 +36,9 @@ def load_strict(runner, checkpoint: str):
         with using_safe_io():  # before runner.test(), so before SafeIOHook's before_run
             runner.load_checkpoint(checkpoint, strict=True)
     except RuntimeError as exc:
-        raise CheckpointError(f'{checkpoint} does not fit the model of this config: {exc}') \
-            from None
+        raise CheckpointError(
+            f'{checkpoint} does not fit the model of this config: {exc}'
+        ) from None
 
 
 def scalar_metrics(metrics: dict) -> dict:

@@ -1,5 +1,6 @@
 """PCA maps of patch features and CLS-vs-patch cosine similarity per block: what
 tools/visualize_features.py draws for each backbone."""
+
 import numpy as np
 import torch
 from PIL import Image, ImageDraw
@@ -39,16 +40,16 @@ def cls_patch_cosine(model, x: torch.Tensor) -> list:
     if model.num_cls == 0:
         return []  # CaiT: no CLS token in the self-attention blocks
     outputs = []
-    hooks = [blk.norm1.register_forward_hook(lambda m, i, o: outputs.append(o))
-             for blk in model.blocks]
+    hooks = [
+        blk.norm1.register_forward_hook(lambda m, i, o: outputs.append(o)) for blk in model.blocks
+    ]
     try:
         model(x)
     finally:
         for hook in hooks:
             hook.remove()
     start = model.num_prefix_tokens
-    return [torch.cosine_similarity(o[:, :1], o[:, start:], dim=-1).mean().item()
-            for o in outputs]
+    return [torch.cosine_similarity(o[:, :1], o[:, start:], dim=-1).mean().item() for o in outputs]
 
 
 def pca_rgb(features: list) -> list:
@@ -66,7 +67,7 @@ def pca_rgb(features: list) -> list:
     out, start = [], 0
     for f in features:
         n = f.shape[0] * f.shape[1]
-        out.append(proj[start:start + n].reshape(f.shape[0], f.shape[1], 3))
+        out.append(proj[start : start + n].reshape(f.shape[0], f.shape[1], 3))
         start += n
     return out
 
@@ -82,7 +83,7 @@ def compose_grid(images: list, maps: list, labels: list, cell: int) -> Image.Ima
     grid = Image.new('RGB', (cols * cell, HEADER_PX + len(images) * cell), 'white')
     draw = ImageDraw.Draw(grid)
     for c, label in enumerate(['image', *labels]):
-        draw.text((c * cell + 2, 1), label[:cell // 6], fill='black')
+        draw.text((c * cell + 2, 1), label[: cell // 6], fill='black')
     for r, img in enumerate(images):
         row = [np.asarray(Image.fromarray(img).resize((cell, cell), Image.BICUBIC))]
         row += [upsample(model_maps[r], cell) for model_maps in maps]
@@ -93,8 +94,10 @@ def compose_grid(images: list, maps: list, labels: list, cell: int) -> Image.Ima
 
 def plot_cosine(curves: dict, path: str):
     import matplotlib
+
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
     for label, values in curves.items():
         ax.plot(range(1, len(values) + 1), values, marker='o', label=label)

@@ -6,6 +6,7 @@ defaults). FLOPs: torch.utils.flop_counter (a multiply-add counts 2) of one back
 the config's crop size (crop_size / image_size, else the backbone's img_size). Per block: heads,
 head width, MLP width (layer-wise scaling shows here), window, specialized parts.
 """
+
 import torch
 from mmengine.config import Config
 from mmengine.registry import MODELS, init_default_scope
@@ -45,11 +46,22 @@ def backbone_flops(backbone, shape) -> int:
 def block_rows(backbone) -> list:
     rows = []
     for i, blk in enumerate(backbone.blocks):
-        spec = [name for name, m in (('norm', blk.norm1), ('ls', blk.ls1), ('qkv', blk.attn.qkv))
-                if type(m).__name__.startswith('Specialized')]
-        rows.append(dict(block=i, heads=blk.attn.num_heads, head_dim=blk.attn.head_dim,
-                         mlp=blk.mlp.fc1.out_features, window=blk.attn.window_size,
-                         specialized=','.join(spec) or '-', params=count(blk)))
+        spec = [
+            name
+            for name, m in (('norm', blk.norm1), ('ls', blk.ls1), ('qkv', blk.attn.qkv))
+            if type(m).__name__.startswith('Specialized')
+        ]
+        rows.append(
+            dict(
+                block=i,
+                heads=blk.attn.num_heads,
+                head_dim=blk.attn.head_dim,
+                mlp=blk.mlp.fc1.out_features,
+                window=blk.attn.window_size,
+                specialized=','.join(spec) or '-',
+                params=count(blk),
+            )
+        )
     return rows
 
 
@@ -61,28 +73,35 @@ def model_info(config: str, shape=None) -> dict:
     plain = build_backbone(plain_backbone_cfg(backbone_cfg, technique_keys(config)))
     shape = tuple(shape) if shape else input_shape(cfg, backbone_cfg)
     return dict(
-        config=config, input_shape=list(shape), params_model=count(model),
-        params_backbone=count(backbone), params_plain_backbone=count(plain),
+        config=config,
+        input_shape=list(shape),
+        params_model=count(model),
+        params_backbone=count(backbone),
+        params_plain_backbone=count(plain),
         params_extra=count(backbone) - count(plain),
         flops_backbone=backbone_flops(backbone, shape),
-        flops_plain_backbone=backbone_flops(plain, shape), blocks=block_rows(backbone))
+        flops_plain_backbone=backbone_flops(plain, shape),
+        blocks=block_rows(backbone),
+    )
 
 
 def format_info(info: dict) -> str:
     extra_pct = 100.0 * info['params_extra'] / max(info['params_plain_backbone'], 1)
     lines = [
-        f"config: {info['config']}",
-        f"input: {info['input_shape'][0]}x{info['input_shape'][1]}",
-        f"params: model {info['params_model'] / 1e6:.2f} M, backbone "
-        f"{info['params_backbone'] / 1e6:.2f} M, extra over plain backbone "
-        f"{info['params_extra'] / 1e6:+.3f} M ({extra_pct:+.2f} %)",
-        f"FLOPs (backbone, one image): {info['flops_backbone'] / 1e9:.3f} G "
-        f"(plain: {info['flops_plain_backbone'] / 1e9:.3f} G)",
+        f'config: {info["config"]}',
+        f'input: {info["input_shape"][0]}x{info["input_shape"][1]}',
+        f'params: model {info["params_model"] / 1e6:.2f} M, backbone '
+        f'{info["params_backbone"] / 1e6:.2f} M, extra over plain backbone '
+        f'{info["params_extra"] / 1e6:+.3f} M ({extra_pct:+.2f} %)',
+        f'FLOPs (backbone, one image): {info["flops_backbone"] / 1e9:.3f} G '
+        f'(plain: {info["flops_plain_backbone"] / 1e9:.3f} G)',
         '',
         '| block | heads | head dim | MLP width | window | specialized | params |',
         '|---:|---:|---:|---:|---:|---|---:|',
     ]
     for r in info['blocks']:
-        lines.append(f"| {r['block']} | {r['heads']} | {r['head_dim']} | {r['mlp']} | "
-                     f"{r['window'] or 'global'} | {r['specialized']} | {r['params']:,} |")
+        lines.append(
+            f'| {r["block"]} | {r["heads"]} | {r["head_dim"]} | {r["mlp"]} | '
+            f'{r["window"] or "global"} | {r["specialized"]} | {r["params"]:,} |'
+        )
     return '\n'.join(lines)

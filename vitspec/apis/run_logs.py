@@ -7,6 +7,7 @@
     WORK_DIR/<timestamp>/vis_data/<timestamp>.json   LoggerHook: the same records
     WORK_DIR/<timestamp>/<timestamp>.json        tools/test.py: one JSON object, the test metrics
 """
+
 import json
 from pathlib import Path
 
@@ -50,8 +51,10 @@ def last_validation(work_dir: Path, metric: str) -> dict:
         found = [r for r in read_records(path) if metric in r]
         if found:
             return found[-1]
-    raise FileNotFoundError(f'{work_dir}: no validation record with {metric!r} (looked in '
-                            '*/vis_data/scalars.json, else */vis_data/<timestamp>.json)')
+    raise FileNotFoundError(
+        f'{work_dir}: no validation record with {metric!r} (looked in '
+        '*/vis_data/scalars.json, else */vis_data/<timestamp>.json)'
+    )
 
 
 def test_results(work_dir: Path) -> dict:

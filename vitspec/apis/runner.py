@@ -4,6 +4,7 @@ that also works distributed on CPU (gloo) when no GPU is present.
 Everything a run does (finite-loss guard, hooks, safe checkpoint I/O) is declared by the config
 itself, so mmseg's and mmdet's own tools/train.py run our configs the same way.
 """
+
 import datetime
 import os
 import os.path as osp
@@ -41,9 +42,11 @@ def enable_amp(cfg: Config) -> Config:
         cfg.optim_wrapper.type = AMP_FORM[kind]
         cfg.optim_wrapper.setdefault('loss_scale', 'dynamic')
     elif kind not in AMP_WRAPPERS:
-        raise ValueError(f'--amp: optim_wrapper.type {kind!r} has no mixed-precision form here '
-                         f'(known: {", ".join(sorted(AMP_FORM))}; already mixed precision: '
-                         f'{", ".join(AMP_WRAPPERS)})')
+        raise ValueError(
+            f'--amp: optim_wrapper.type {kind!r} has no mixed-precision form here '
+            f'(known: {", ".join(sorted(AMP_FORM))}; already mixed precision: '
+            f'{", ".join(AMP_WRAPPERS)})'
+        )
     return cfg
 
 
@@ -53,8 +56,10 @@ def setup_cpu_distributed(cfg: Config):
     SyncBN to BN and broadcasts buffers."""
     if not dist.is_initialized():
         dist.init_process_group('gloo', timeout=datetime.timedelta(seconds=DIST_TIMEOUT_S))
-    cfg.model_wrapper_cfg = dict(type='CPUDistributedDataParallel',
-                                 find_unused_parameters=cfg.get('find_unused_parameters', False))
+    cfg.model_wrapper_cfg = dict(
+        type='CPUDistributedDataParallel',
+        find_unused_parameters=cfg.get('find_unused_parameters', False),
+    )
     print_log('no CUDA: distributed on CPU with gloo, SyncBN reverted to BN', logger='current')
 
 
@@ -76,8 +81,11 @@ def empty_datasets_explained(cfg: Config):
     except ValueError as exc:
         if 'need at least one array to concatenate' not in str(exc):
             raise
-        roots = {split: cfg[f'{split}_dataloader'].dataset.get('data_root')
-                 for split in ('train', 'val', 'test') if cfg.get(f'{split}_dataloader')}
+        roots = {
+            split: cfg[f'{split}_dataloader'].dataset.get('data_root')
+            for split in ('train', 'val', 'test')
+            if cfg.get(f'{split}_dataloader')
+        }
         raise DataFileError(f'a dataset is empty: no samples found under {roots}') from None
 
 

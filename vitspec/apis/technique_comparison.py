@@ -2,31 +2,51 @@
 tools/compare_techniques.py. Anything but the technique options differing (checkpoint, schedule,
 data, head, seed ...) is refused with the keys that differ, and so are two configs that build the
 same model; frozen probes compare pretrained checkpoints, so there the checkpoints may differ."""
+
 from mmengine.config import Config
 
-TECHNIQUE_KEYS = ('specialize', 'token_graying', 'layer_scale_init', 'layerwise_scaling',
-                  'num_register_tokens', 'num_class_attn_layers', 'talking_heads')
-METRICS = {'IoUMetric': ['mIoU', 'mAcc', 'aAcc'], 'DepthErrorMetric': ['rmse', 'abs_rel', 'a1'],
-           'CocoMetric': ['coco/bbox_mAP', 'coco/segm_mAP']}
+TECHNIQUE_KEYS = (
+    'specialize',
+    'token_graying',
+    'layer_scale_init',
+    'layerwise_scaling',
+    'num_register_tokens',
+    'num_class_attn_layers',
+    'talking_heads',
+)
+METRICS = {
+    'IoUMetric': ['mIoU', 'mAcc', 'aAcc'],
+    'DepthErrorMetric': ['rmse', 'abs_rel', 'a1'],
+    'CocoMetric': ['coco/bbox_mAP', 'coco/segm_mAP'],
+}
 
 
 def flatten(node, prefix=''):
     if isinstance(node, dict):
-        return {k: v for key, value in node.items()
-                for k, v in flatten(value, f'{prefix}{key}.').items()}
+        return {
+            k: v
+            for key, value in node.items()
+            for k, v in flatten(value, f'{prefix}{key}.').items()
+        }
     if isinstance(node, (list, tuple)):
-        return {k: v for i, value in enumerate(node)
-                for k, v in flatten(value, f'{prefix}{i}.').items()}
+        return {
+            k: v for i, value in enumerate(node) for k, v in flatten(value, f'{prefix}{i}.').items()
+        }
     return {prefix[:-1]: node}
 
 
 def recipe_differences(a: Config, b: Config):
     """(technique keys that differ, other keys that differ) between two built configs."""
     fa, fb = flatten(a.to_dict()), flatten(b.to_dict())
-    differ = sorted(k for k in fa.keys() | fb.keys()
-                    if fa.get(k, '<absent>') != fb.get(k, '<absent>'))
-    technique = [k for k in differ if k.startswith('technique.')  # the fragments' variable
-                 or any(k.startswith(f'model.backbone.{t}') for t in TECHNIQUE_KEYS)]
+    differ = sorted(
+        k for k in fa.keys() | fb.keys() if fa.get(k, '<absent>') != fb.get(k, '<absent>')
+    )
+    technique = [
+        k
+        for k in differ
+        if k.startswith('technique.')  # the fragments' variable
+        or any(k.startswith(f'model.backbone.{t}') for t in TECHNIQUE_KEYS)
+    ]
     return technique, [k for k in differ if k not in technique]
 
 
@@ -41,8 +61,10 @@ def check_comparable(a: Config, b: Config, names):
         other = [k for k in other if k != 'model.backbone.init_cfg.checkpoint']
     if other:
         shown = ', '.join(other[:10]) + (' ...' if len(other) > 10 else '')
-        raise SystemExit(f'compare_techniques: {names[0]} and {names[1]} differ beyond the '
-                         f'backbone technique, so the comparison would not isolate it: {shown}')
+        raise SystemExit(
+            f'compare_techniques: {names[0]} and {names[1]} differ beyond the '
+            f'backbone technique, so the comparison would not isolate it: {shown}'
+        )
     if not any(k.startswith('model.') for k in technique):
         raise SystemExit(f'compare_techniques: {names[0]} and {names[1]} build the same model')
     return technique

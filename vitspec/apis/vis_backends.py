@@ -6,6 +6,7 @@ in two bases, and every runtime base already defines it. The same in a leaf conf
 dict(type='TensorboardVisBackend')])``.
 The packages (tensorboard, wandb) are optional: a missing one is reported before training starts.
 """
+
 import importlib.util
 import os
 import os.path as osp
@@ -19,8 +20,10 @@ BACKENDS = {  # flag name: (mmengine backend type, module it needs, how to get i
 def backend_cfg(name: str, experiment: str) -> dict:
     kind, module, how = BACKENDS[name]
     if importlib.util.find_spec(module) is None:
-        raise ImportError(f'--vis-backend {name} needs the {module} package, which this '
-                          f'environment does not have ({how})')
+        raise ImportError(
+            f'--vis-backend {name} needs the {module} package, which this '
+            f'environment does not have ({how})'
+        )
     if name == 'wandb':  # project from WANDB_PROJECT (default vitspec), run named after config
         init = dict(project=os.environ.get('WANDB_PROJECT', 'vitspec'), name=experiment)
         return dict(type=kind, init_kwargs=init)

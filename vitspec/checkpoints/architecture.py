@@ -1,4 +1,5 @@
 """The SpecViT keyword arguments that rebuild the architecture of a converted state dict."""
+
 import math
 import re
 
@@ -45,8 +46,7 @@ def infer_backbone_cfg(sd: dict, fmt: str, num_heads: int = None) -> dict:
     )
     num_ca = _count(sd, 'blocks_token_only')
     if num_ca:
-        cfg.update(num_class_attn_layers=num_ca,
-                   talking_heads='blocks.0.attn.proj_l.weight' in sd)
+        cfg.update(num_class_attn_layers=num_ca, talking_heads='blocks.0.attn.proj_l.weight' in sd)
     return cfg
 
 
@@ -60,12 +60,16 @@ def _mlp(sd: dict, embed_dims: int) -> dict:
     if fc1_out == hidden:
         return dict(mlp_ratio=fc1_out / embed_dims, ffn_type='mlp')
     if fc1_out != 2 * hidden:
-        raise CheckpointError(f'blocks.0.mlp: fc1 gives {fc1_out} features, fc2 reads {hidden}; '
-                              f'neither a plain MLP (equal) nor a SwiGLU (twice)')
+        raise CheckpointError(
+            f'blocks.0.mlp: fc1 gives {fc1_out} features, fc2 reads {hidden}; '
+            f'neither a plain MLP (equal) nor a SwiGLU (twice)'
+        )
     # SpecViT derives the SwiGLU width from mlp_ratio by DINOv2's rule: find the ratio that
     # gives this width, DINOv2's own 4 first (ViT-g: 4 * 1536 -> 4096)
     for ratio in (4.0, hidden * 1.5 / embed_dims):
         if swiglu_hidden(int(embed_dims * ratio)) == hidden:
             return dict(mlp_ratio=ratio, ffn_type='swiglu')
-    raise CheckpointError(f'blocks.0.mlp: SwiGLU hidden width {hidden} is not a multiple of 8, '
-                          "which no mlp_ratio gives under DINOv2's width rule")
+    raise CheckpointError(
+        f'blocks.0.mlp: SwiGLU hidden width {hidden} is not a multiple of 8, '
+        "which no mlp_ratio gives under DINOv2's width rule"
+    )

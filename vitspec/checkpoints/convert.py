@@ -1,4 +1,5 @@
 """Converting a checkpoint into SpecViT's layout, with the architecture that rebuilds it."""
+
 from .architecture import infer_backbone_cfg
 from .formats import convert_state_dict
 from .load import unwrap_state_dict

@@ -4,6 +4,7 @@ Each converter takes the unwrapped tensor dict of one source layout and returns 
 SpecViT's names; ``convert_state_dict`` then drops the source-only keys. Nothing else in vitspec
 knows about foreign keys.
 """
+
 import re
 
 # Source-only parts a dense backbone never uses, in SpecViT's (timm's) names: classifier heads
@@ -12,7 +13,8 @@ import re
 # first), DINOv2's and MAE's ``mask_token`` and MAE's pre-training decoder. Conversion drops
 # them; loading drops those the model does not have, so an unconverted checkpoint loads too.
 SOURCE_ONLY_KEYS = re.compile(
-    r'^(head\.|head_dist\.|fc_norm\.|decoder_|decoder\.|mask_token$|dist_token$)')
+    r'^(head\.|head_dist\.|fc_norm\.|decoder_|decoder\.|mask_token$|dist_token$)'
+)
 
 
 def _renamed(sd: dict, rules) -> dict:
@@ -35,9 +37,15 @@ def from_dinov2(sd: dict) -> dict:
     ViT-g's SwiGLU MLP stores ``mlp.w12`` (gate and value packed, gate first) and ``mlp.w3``:
     SpecViT's SwiGLU ``mlp.fc1`` / ``mlp.fc2``, the same tensors (as timm maps them)."""
     # block_chunks > 0 stores blocks as blocks.<chunk>.<index>; the index is global
-    return _renamed(sd, [(r'^blocks\.\d+\.(\d+)\.', r'blocks.\1.'),
-                         (r'\.mlp\.w12\.', '.mlp.fc1.'), (r'\.mlp\.w3\.', '.mlp.fc2.'),
-                         (r'^register_tokens$', 'reg_token')])
+    return _renamed(
+        sd,
+        [
+            (r'^blocks\.\d+\.(\d+)\.', r'blocks.\1.'),
+            (r'\.mlp\.w12\.', '.mlp.fc1.'),
+            (r'\.mlp\.w3\.', '.mlp.fc2.'),
+            (r'^register_tokens$', 'reg_token'),
+        ],
+    )
 
 
 def from_deit3(sd: dict) -> dict:
@@ -61,8 +69,7 @@ def from_mae(sd: dict) -> dict:
     return out
 
 
-FORMATS = dict(timm=from_timm, dinov2=from_dinov2, deit3=from_deit3, cait=from_cait,
-               mae=from_mae)
+FORMATS = dict(timm=from_timm, dinov2=from_dinov2, deit3=from_deit3, cait=from_cait, mae=from_mae)
 
 
 def convert_state_dict(sd: dict, fmt: str) -> dict:

@@ -1,4 +1,5 @@
 """Loading a (converted) checkpoint into SpecViT: strict, with named exceptions."""
+
 import math
 from typing import NamedTuple
 
@@ -25,13 +26,15 @@ def unwrap_state_dict(checkpoint: dict) -> dict:
             break
         sd = sd[inner]
     if not isinstance(sd, dict) or not all(torch.is_tensor(v) for v in sd.values()):
-        raise CheckpointError('no state dict of tensors found in the checkpoint '
-                              f'(looked under {", ".join(WRAPPER_KEYS)})')
+        raise CheckpointError(
+            'no state dict of tensors found in the checkpoint '
+            f'(looked under {", ".join(WRAPPER_KEYS)})'
+        )
     for prefix in PREFIXES:
         if sd and all(k.startswith(prefix) for k in sd):
-            sd = {k[len(prefix):]: v for k, v in sd.items()}
+            sd = {k[len(prefix) :]: v for k, v in sd.items()}
     if any(k.startswith('backbone.') for k in sd):  # a whole detector / segmentor
-        sd = {k[len('backbone.'):]: v for k, v in sd.items() if k.startswith('backbone.')}
+        sd = {k[len('backbone.') :]: v for k, v in sd.items() if k.startswith('backbone.')}
     return sd
 
 
@@ -60,10 +63,13 @@ def fit_pos_embed(model, sd: dict) -> dict:
     num_prefix = int(model.pos_embed_cls)
     side = math.isqrt(pos.shape[1] - num_prefix)
     if side * side != pos.shape[1] - num_prefix or pos.shape[-1] != model.pos_embed.shape[-1]:
-        raise CheckpointError(f'pos_embed of shape {tuple(pos.shape)} does not fit the model '
-                              f'({tuple(model.pos_embed.shape)})')
-    sd['pos_embed'] = resample_pos_embed(pos, model.grid_size, (side, side), num_prefix,
-                                         model.pos_embed_interp)
+        raise CheckpointError(
+            f'pos_embed of shape {tuple(pos.shape)} does not fit the model '
+            f'({tuple(model.pos_embed.shape)})'
+        )
+    sd['pos_embed'] = resample_pos_embed(
+        pos, model.grid_size, (side, side), num_prefix, model.pos_embed_interp
+    )
     return sd
 
 
@@ -80,29 +86,40 @@ def load_state_dict_strict(model, sd: dict, source: str = 'checkpoint', assign: 
     sd = {k: v for k, v in sd.items() if k not in dropped}
     missing = [k for k in own if k not in sd]
     unexpected = [k for k in sd if k not in own]
-    shapes = [f'{k}: checkpoint {tuple(v.shape)} vs model {tuple(own[k].shape)}'
-              for k, v in sd.items() if k in own and v.shape != own[k].shape]
+    shapes = [
+        f'{k}: checkpoint {tuple(v.shape)} vs model {tuple(own[k].shape)}'
+        for k, v in sd.items()
+        if k in own and v.shape != own[k].shape
+    ]
     filled = getattr(model, 'fill_missing', lambda sd, missing: [])(sd, missing)
     missing = [k for k in missing if k not in filled]
     if missing or unexpected or shapes:
         lines = [f'{source} does not fit {type(model).__name__}:']
-        for title, keys in (('missing keys', missing), ('unexpected keys', unexpected),
-                            ('shape mismatches', shapes)):
+        for title, keys in (
+            ('missing keys', missing),
+            ('unexpected keys', unexpected),
+            ('shape mismatches', shapes),
+        ):
             if keys:
                 lines.append(f'  {title} ({len(keys)}): ' + ', '.join(keys))
         raise CheckpointError('\n'.join(lines))
     model.load_state_dict(sd, strict=True, assign=assign)
-    for title, keys in (('ignored source keys', dropped),
-                        ('not in the checkpoint, initialized from shared weights (CLS copies) '
-                         'or at their own init (LoRA B, relative position biases)', filled)):
+    for title, keys in (
+        ('ignored source keys', dropped),
+        (
+            'not in the checkpoint, initialized from shared weights (CLS copies) '
+            'or at their own init (LoRA B, relative position biases)',
+            filled,
+        ),
+    ):
         if keys:
             print_log(f'{source}: {title}: {", ".join(keys)}', logger='current')
     return filled
 
 
 class Loaded(NamedTuple):
-    filled: list          # keys the model filled itself (see load_state_dict_strict)
-    backbone_cfg: dict    # the source architecture (meta['backbone_cfg']), None if unknown
+    filled: list  # keys the model filled itself (see load_state_dict_strict)
+    backbone_cfg: dict  # the source architecture (meta['backbone_cfg']), None if unknown
 
 
 def load_pretrained(model, filename: str) -> Loaded:
@@ -112,7 +129,7 @@ def load_pretrained(model, filename: str) -> Loaded:
     """
     backbone_cfg = None
     if filename.startswith('timm:'):
-        sd = _timm_state_dict(filename[len('timm:'):])
+        sd = _timm_state_dict(filename[len('timm:') :])
     else:
         checkpoint = safe_torch_load(filename)
         meta = checkpoint.get('meta') if isinstance(checkpoint, dict) else None
@@ -121,8 +138,10 @@ def load_pretrained(model, filename: str) -> Loaded:
     sd = dict(sd)
     dropped = drop_cls(model, sd)
     if dropped:
-        print_log(f'{filename}: dropped for a backbone without CLS token: {", ".join(dropped)}',
-                  logger='current')
+        print_log(
+            f'{filename}: dropped for a backbone without CLS token: {", ".join(dropped)}',
+            logger='current',
+        )
     sd = fit_pos_embed(model, sd)
     filled = load_state_dict_strict(model, sd, source=filename)
     print_log(f'loaded pretrained weights from {filename}', logger='current')
@@ -133,7 +152,9 @@ def _timm_state_dict(name: str) -> dict:
     try:
         source = timm.create_model(name, pretrained=True, num_classes=0)
     except Exception as exc:  # offline, unknown name, hub errors: all end the same way
-        raise CheckpointError(f'could not fetch pretrained timm weights {name!r} '
-                              f'(is this machine online?): {type(exc).__name__}: {exc}') from None
+        raise CheckpointError(
+            f'could not fetch pretrained timm weights {name!r} '
+            f'(is this machine online?): {type(exc).__name__}: {exc}'
+        ) from None
     fmt = 'cait' if name.startswith('cait') else 'timm'
     return convert_state_dict(source.state_dict(), fmt)

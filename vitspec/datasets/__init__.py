@@ -1,4 +1,5 @@
 """Importing this package registers its modules."""
+
 from .checked_coco import CheckedCocoDataset  # noqa: F401
 from .checked_loading import CheckedLoadAnnotations, CheckedLoadImageFromFile  # noqa: F401
 from .depth_transforms import KBCrop, LoadDepthPNG, RegionCrop  # noqa: F401

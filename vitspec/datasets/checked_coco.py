@@ -4,6 +4,7 @@ mmdet's CocoDataset drops boxes of non-positive size without a word and finds a 
 only when the loader reaches it, mid-training. This one checks every local image once when the
 annotation file is read and names the images of the boxes it drops.
 """
+
 import math
 import os.path as osp
 from typing import List
@@ -47,8 +48,12 @@ class CheckedCocoDataset(CocoDataset):
         self._dropped = []
         data_list = super().load_data_list()
         if self._dropped:
-            print_log(f'{self.ann_file}: dropped {len(self._dropped)} annotations with invalid '
-                      f'boxes: {_listing(self._dropped)}', logger='current', level='WARNING')
+            print_log(
+                f'{self.ann_file}: dropped {len(self._dropped)} annotations with invalid '
+                f'boxes: {_listing(self._dropped)}',
+                logger='current',
+                level='WARNING',
+            )
         self._check_images_exist(data_list)
         return data_list
 
@@ -58,18 +63,21 @@ class CheckedCocoDataset(CocoDataset):
         for ann in raw_data_info['raw_ann_info']:
             reason = invalid_box_reason(ann.get('bbox'))
             if reason:
-                self._dropped.append(f"{img_info['file_name']} (annotation {ann.get('id')}, "
-                                     f"bbox {ann.get('bbox')}: {reason})")
+                self._dropped.append(
+                    f'{img_info["file_name"]} (annotation {ann.get("id")}, '
+                    f'bbox {ann.get("bbox")}: {reason})'
+                )
             else:
                 kept.append(ann)
         return super().parse_data_info(dict(raw_data_info, raw_ann_info=kept))
 
     def _check_images_exist(self, data_list: List[dict]) -> None:
         prefix = self.data_prefix.get('img', '') or self.data_root or '.'
-        if not isinstance(get_file_backend(prefix, backend_args=self.backend_args),
-                          LocalBackend):
+        if not isinstance(get_file_backend(prefix, backend_args=self.backend_args), LocalBackend):
             return
         missing = [d['img_path'] for d in data_list if not osp.isfile(d['img_path'])]
         if missing:
-            raise DataFileError(f'{self.ann_file} references {len(missing)} images that are '
-                                f'not on disk: {_listing(missing)}')
+            raise DataFileError(
+                f'{self.ann_file} references {len(missing)} images that are '
+                f'not on disk: {_listing(missing)}'
+            )

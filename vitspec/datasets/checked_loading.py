@@ -5,6 +5,7 @@ and mmseg's annotation loader casts labels to uint8 (300 becomes 44) and passes 
 the class range on, where they crash the loss without a file name or are dropped silently by
 the IoU metric. These keep both files' paths in every error.
 """
+
 import mmcv
 import numpy as np
 from mmcv.transforms import LoadImageFromFile
@@ -71,8 +72,10 @@ class CheckedLoadAnnotations(LoadAnnotations):
         self.check_labels(raw, path, results.get('reduce_zero_label', self.reduce_zero_label))
         image_hw = results.get('ori_shape')
         if image_hw is not None and tuple(raw.shape[:2]) != tuple(image_hw[:2]):
-            raise DataFileError(f'annotation {path} is {raw.shape[1]}x{raw.shape[0]} but its image '
-                                f'{results.get("img_path")} is {image_hw[1]}x{image_hw[0]}')
+            raise DataFileError(
+                f'annotation {path} is {raw.shape[1]}x{raw.shape[0]} but its image '
+                f'{results.get("img_path")} is {image_hw[1]}x{image_hw[0]}'
+            )
         super()._load_seg_map(results)
 
     def check_labels(self, raw: np.ndarray, path: str, reduce_zero_label: bool) -> None:
@@ -83,4 +86,5 @@ class CheckedLoadAnnotations(LoadAnnotations):
             raise DataFileError(
                 f'annotation {path} has label values {bad[:10].tolist()} outside {low}..{high} '
                 f'(num_classes={self.num_classes}, reduce_zero_label={bool(reduce_zero_label)}, '
-                f'ignore_index={self.ignore_index})')
+                f'ignore_index={self.ignore_index})'
+            )

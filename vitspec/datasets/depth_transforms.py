@@ -1,4 +1,5 @@
 """Depth loading, the fixed crops of the depth benchmarks and DINOv2's colour augmentation."""
+
 import numpy as np
 from mmcv.transforms import BaseTransform
 from mmseg.registry import TRANSFORMS
@@ -32,12 +33,13 @@ class LoadDepthPNG(BaseTransform):
         raw = decode(data, path, 'depth map', backend='cv2')
         if raw is None or raw.ndim != 2 or raw.dtype != np.uint16:
             desc = 'undecodable' if raw is None else f'{raw.dtype} with shape {raw.shape}'
-            raise DataFileError(f'depth map {path} must be a single-channel 16-bit PNG, '
-                                f'got {desc}')
+            raise DataFileError(f'depth map {path} must be a single-channel 16-bit PNG, got {desc}')
         if 'img' in results and raw.shape != results['img'].shape[:2]:
-            raise DataFileError(f'depth map {path} is {raw.shape[1]}x{raw.shape[0]} but its '
-                                f'image {results.get("img_path")} is '
-                                f'{results["img"].shape[1]}x{results["img"].shape[0]}')
+            raise DataFileError(
+                f'depth map {path} is {raw.shape[1]}x{raw.shape[0]} but its '
+                f'image {results.get("img_path")} is '
+                f'{results["img"].shape[1]}x{results["img"].shape[0]}'
+            )
         results['gt_depth_map'] = raw.astype(np.float32) / self.depth_scale
         results.setdefault('seg_fields', []).append('gt_depth_map')
         results['depth_rescale_factor'] = 1.0 / self.depth_scale
@@ -49,8 +51,10 @@ def crop_all(results: dict, top: int, bottom: int, left: int, right: int) -> dic
     (``crop_offset`` = top, left, full height, full width), for whoever maps results back."""
     full_h, full_w = results['img'].shape[:2]
     if not (0 <= top < bottom <= full_h and 0 <= left < right <= full_w):
-        raise DataFileError(f'image {results.get("img_path")} ({full_w}x{full_h}) is too small '
-                            f'for the crop rows {top}:{bottom}, cols {left}:{right}')
+        raise DataFileError(
+            f'image {results.get("img_path")} ({full_w}x{full_h}) is too small '
+            f'for the crop rows {top}:{bottom}, cols {left}:{right}'
+        )
     results['img'] = results['img'][top:bottom, left:right]
     for key in results.get('seg_fields', []):
         results[key] = results[key][top:bottom, left:right]
@@ -69,8 +73,9 @@ class RegionCrop(BaseTransform):
 
     def __init__(self, region: str = 'nyu_train'):
         if region not in TRAIN_REGIONS and region not in CROPS:
-            raise ValueError(f'RegionCrop: unknown region {region!r}; use one of '
-                             f'{tuple(TRAIN_REGIONS) + CROPS}')
+            raise ValueError(
+                f'RegionCrop: unknown region {region!r}; use one of {tuple(TRAIN_REGIONS) + CROPS}'
+            )
         self.region = region
 
     def transform(self, results: dict) -> dict:
@@ -105,12 +110,20 @@ class ColorAug(BaseTransform):
     on 0-1 ones (255 ** 1.1 saturates), exactly as there. The output is float32.
     """
 
-    def __init__(self, prob: float = 0.5, gamma_range=(0.9, 1.1), brightness_range=(0.9, 1.1),
-                 color_range=(0.9, 1.1)):
+    def __init__(
+        self,
+        prob: float = 0.5,
+        gamma_range=(0.9, 1.1),
+        brightness_range=(0.9, 1.1),
+        color_range=(0.9, 1.1),
+    ):
         if not 0 <= prob <= 1:
             raise ValueError(f'ColorAug: prob must be in [0, 1], got {prob}')
-        for name, rng in (('gamma_range', gamma_range), ('brightness_range', brightness_range),
-                          ('color_range', color_range)):
+        for name, rng in (
+            ('gamma_range', gamma_range),
+            ('brightness_range', brightness_range),
+            ('color_range', color_range),
+        ):
             if len(rng) != 2 or min(rng) <= 0:
                 raise ValueError(f'ColorAug: {name} must be two positive numbers, got {rng}')
         self.prob, self.gamma_range = prob, tuple(gamma_range)

@@ -1,4 +1,5 @@
 """Fixed-size padding for detection that leaves ``img_shape`` the real image size."""
+
 from mmdet.datasets.transforms import Pad
 from mmdet.registry import TRANSFORMS
 

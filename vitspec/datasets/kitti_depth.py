@@ -1,4 +1,5 @@
 """KITTI depth with BTS-style split files (Eigen split): raw images + 16-bit depth PNGs."""
+
 import os.path as osp
 
 from mmengine.dataset import BaseDataset
@@ -15,11 +16,15 @@ class KITTIDepthDataset(BaseDataset):
     'None' (Eigen test frames without ground truth) are skipped, as BTS does. Every named file
     must exist: a missing one raises DataFileError with the split file and line.
     """
-    METAINFO = dict(classes=('depth', ))  # mmseg's visualizer reads dataset_meta
 
-    def __init__(self, ann_file: str, data_prefix=dict(img_path='raw',
-                                                       depth_map_path='data_depth_annotated'),
-                 **kwargs):
+    METAINFO = dict(classes=('depth',))  # mmseg's visualizer reads dataset_meta
+
+    def __init__(
+        self,
+        ann_file: str,
+        data_prefix=dict(img_path='raw', depth_map_path='data_depth_annotated'),
+        **kwargs,
+    ):
         super().__init__(ann_file=ann_file, data_prefix=data_prefix, **kwargs)
 
     def load_data_list(self) -> list:
@@ -34,18 +39,24 @@ class KITTIDepthDataset(BaseDataset):
                 if not fields:
                     continue
                 if len(fields) != 3:
-                    raise DataFileError(f'{self.ann_file}:{lineno}: expected "<image> <depth> '
-                                        f'<focal>", got {line.strip()!r}')
+                    raise DataFileError(
+                        f'{self.ann_file}:{lineno}: expected "<image> <depth> '
+                        f'<focal>", got {line.strip()!r}'
+                    )
                 image, depth, focal = fields
                 if depth == 'None':
                     continue
-                info = dict(img_path=osp.join(img_root, image),
-                            depth_map_path=osp.join(depth_root, depth), focal=float(focal),
-                            seg_fields=[])
+                info = dict(
+                    img_path=osp.join(img_root, image),
+                    depth_map_path=osp.join(depth_root, depth),
+                    focal=float(focal),
+                    seg_fields=[],
+                )
                 for kind in ('img_path', 'depth_map_path'):
                     if not osp.isfile(info[kind]):
                         what = 'image' if kind == 'img_path' else 'depth map'
-                        raise DataFileError(f'{self.ann_file}:{lineno}: {what} '
-                                            f'{info[kind]} does not exist')
+                        raise DataFileError(
+                            f'{self.ann_file}:{lineno}: {what} {info[kind]} does not exist'
+                        )
                 data_list.append(info)
         return data_list

@@ -1,4 +1,5 @@
 """Importing this package registers its modules."""
+
 from .cpu_distributed import CPUDistributedDataParallel
 from .empty_dataset_check import EmptyDatasetCheckHook
 from .finite_loss import FiniteLossOptimWrapper
@@ -10,8 +11,17 @@ from .progress_bar_hook import EvalProgressBarHook
 from .safe_io_hook import SafeIOHook
 from .unused_parameters import UnusedParameterCheckHook, UnusedParameterError
 
-__all__ = ['BackboneNotFrozenError', 'CPUDistributedDataParallel',
-           'EmptyDatasetCheckHook', 'EvalProgressBarHook', 'FiniteLossAmpOptimWrapper',
-           'FiniteLossOptimWrapper', 'LayerDecayOptimWrapperConstructor', 'LinearProbeHook',
-           'no_decay_parameters', 'SafeIOHook', 'UnusedParameterCheckHook',
-           'UnusedParameterError']
+__all__ = [
+    'BackboneNotFrozenError',
+    'CPUDistributedDataParallel',
+    'EmptyDatasetCheckHook',
+    'EvalProgressBarHook',
+    'FiniteLossAmpOptimWrapper',
+    'FiniteLossOptimWrapper',
+    'LayerDecayOptimWrapperConstructor',
+    'LinearProbeHook',
+    'no_decay_parameters',
+    'SafeIOHook',
+    'UnusedParameterCheckHook',
+    'UnusedParameterError',
+]

@@ -1,4 +1,5 @@
 """DDP over CPU processes (gloo), where SyncBN cannot run."""
+
 from mmengine.model import MMDistributedDataParallel, revert_sync_batchnorm
 from mmengine.registry import MODEL_WRAPPERS
 
@@ -13,5 +14,9 @@ class CPUDistributedDataParallel(MMDistributedDataParallel):
     """
 
     def __init__(self, module, device_ids=None, broadcast_buffers: bool = True, **kwargs):
-        super().__init__(module=revert_sync_batchnorm(module), device_ids=None,
-                         broadcast_buffers=broadcast_buffers, **kwargs)
+        super().__init__(
+            module=revert_sync_batchnorm(module),
+            device_ids=None,
+            broadcast_buffers=broadcast_buffers,
+            **kwargs,
+        )

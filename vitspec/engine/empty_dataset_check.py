@@ -1,4 +1,5 @@
 """An empty dataset is an error that names where it looked, not a hang or a 0-sample metric."""
+
 from mmengine.hooks import Hook
 from mmengine.registry import HOOKS
 
@@ -22,5 +23,7 @@ class EmptyDatasetCheckHook(Hook):
 def _check(dataset, split):
     if len(dataset) == 0:
         where = [getattr(dataset, attr, None) for attr in ('data_root', 'data_prefix', 'ann_file')]
-        raise DataFileError(f'the {split} dataset ({type(dataset).__name__}) is empty: '
-                            + ', '.join(str(w) for w in where if w))
+        raise DataFileError(
+            f'the {split} dataset ({type(dataset).__name__}) is empty: '
+            + ', '.join(str(w) for w in where if w)
+        )

@@ -1,4 +1,5 @@
 """Stop (or skip the step) on a non-finite loss, before NaN reaches the weights."""
+
 import torch
 from mmengine.dist import all_reduce
 from mmengine.logging import MessageHub, print_log
@@ -29,11 +30,14 @@ class FiniteLossMixin:
         if finite.item() == 1:
             return super().update_params(loss, step_kwargs, zero_kwargs)
         iteration = MessageHub.get_current_instance().get_info('iter', 0)
-        message = (f'non-finite loss ({loss.item()}) at iteration {iteration + 1}'
-                   ' on at least one rank')
+        message = (
+            f'non-finite loss ({loss.item()}) at iteration {iteration + 1} on at least one rank'
+        )
         if self.nonfinite == 'raise':
-            raise FloatingPointError(message + '; stopping before the weights are updated '
-                                     "(optim_wrapper.nonfinite='skip' skips such steps)")
+            raise FloatingPointError(
+                message + '; stopping before the weights are updated '
+                "(optim_wrapper.nonfinite='skip' skips such steps)"
+            )
         print_log(message + ': step skipped', logger='current', level=30)
         self.zero_grad(**(zero_kwargs or {}))
 

@@ -1,4 +1,5 @@
 """Mixed precision that keeps the finite-loss check."""
+
 from mmengine.optim import AmpOptimWrapper
 from mmengine.registry import OPTIM_WRAPPERS
 

@@ -3,6 +3,7 @@
 mmseg's LearningRateDecayOptimizerConstructor picks its rules by the backbone's class name and
 mmseg's ``layers.N`` naming; this one asks ``backbone.get_layer_depth(name, prefix)`` instead.
 """
+
 import re
 from typing import List
 
@@ -37,8 +38,10 @@ class LayerDecayOptimWrapperConstructor(DefaultOptimWrapperConstructor):
     def __init__(self, optim_wrapper_cfg: dict, paramwise_cfg: dict = None):
         unknown = sorted(set(paramwise_cfg or {}) - set(self.PARAMWISE_KEYS))
         if unknown:
-            raise ValueError(f'LayerDecayOptimWrapperConstructor: unknown paramwise_cfg keys '
-                           f'{unknown}; valid keys: {", ".join(self.PARAMWISE_KEYS)}')
+            raise ValueError(
+                f'LayerDecayOptimWrapperConstructor: unknown paramwise_cfg keys '
+                f'{unknown}; valid keys: {", ".join(self.PARAMWISE_KEYS)}'
+            )
         super().__init__(optim_wrapper_cfg, paramwise_cfg)
 
     def add_params(self, params: List[dict], module: nn.Module, **kwargs) -> None:
@@ -46,12 +49,17 @@ class LayerDecayOptimWrapperConstructor(DefaultOptimWrapperConstructor):
         backbone_attr = self.paramwise_cfg.get('backbone', 'backbone')
         backbone = getattr(module, backbone_attr, None)
         if backbone is not None and not hasattr(backbone, 'get_layer_depth'):
-            raise TypeError(f'{type(backbone).__name__} has no get_layer_depth(name, prefix): '
-                            f'layer-wise lr decay needs the backbone to report layer depths')
+            raise TypeError(
+                f'{type(backbone).__name__} has no get_layer_depth(name, prefix): '
+                f'layer-wise lr decay needs the backbone to report layer depths'
+            )
         prefix = f'{backbone_attr}.'
         regex = self.paramwise_cfg.get('no_decay_regex')
-        no_decay = no_decay_parameters(module) if regex is None else {
-            id(p) for name, p in module.named_parameters() if re.search(regex, name)}
+        no_decay = (
+            no_decay_parameters(module)
+            if regex is None
+            else {id(p) for name, p in module.named_parameters() if re.search(regex, name)}
+        )
         base_lr = self.base_lr
         base_wd = self.base_wd or 0.0
         groups = {}
@@ -69,11 +77,18 @@ class LayerDecayOptimWrapperConstructor(DefaultOptimWrapperConstructor):
             key = (num_depths - 1 - depth, decays)
             if key not in groups:
                 groups[key] = dict(
-                    params=[], param_names=[], lr_scale=scale, lr=base_lr * scale,
+                    params=[],
+                    param_names=[],
+                    lr_scale=scale,
+                    lr=base_lr * scale,
                     weight_decay=base_wd if decays else 0.0,
-                    group_name=f'depth_from_top_{key[0]}_{"decay" if decays else "no_decay"}')
+                    group_name=f'depth_from_top_{key[0]}_{"decay" if decays else "no_decay"}',
+                )
             groups[key]['params'].append(param)
             groups[key]['param_names'].append(name)
         params.extend(groups[key] for key in sorted(groups))
-        print_log(f'layer-wise lr decay {decay_rate}: {len(groups)} parameter groups, '
-                  f'{skipped} frozen parameters left out of the optimizer', logger='current')
+        print_log(
+            f'layer-wise lr decay {decay_rate}: {len(groups)} parameter groups, '
+            f'{skipped} frozen parameters left out of the optimizer',
+            logger='current',
+        )

@@ -1,7 +1,9 @@
 """Linear probing: the backbone stays exactly as loaded while the head trains."""
+
 from mmengine.hooks import Hook
 from mmengine.model import is_model_wrapper
 from mmengine.registry import HOOKS
+
 from vitspec.errors import BackboneNotFrozenError
 
 
@@ -31,13 +33,19 @@ class LinearProbeHook(Hook):
             raise BackboneNotFrozenError(
                 f'linear probe: {len(trainable)} backbone parameters still train '
                 f'(e.g. {trainable[:3]}); build the backbone frozen (SpecViT: frozen_stages = '
-                f'num_layers)')
+                f'num_layers)'
+            )
         frozen = {id(p) for p in backbone.parameters()}
-        optimized = [p for group in runner.optim_wrapper.param_groups for p in group['params']
-                     if id(p) in frozen]
+        optimized = [
+            p
+            for group in runner.optim_wrapper.param_groups
+            for p in group['params']
+            if id(p) in frozen
+        ]
         if optimized:
             raise BackboneNotFrozenError(
-                f'linear probe: the optimizer holds {len(optimized)} backbone parameters')
+                f'linear probe: the optimizer holds {len(optimized)} backbone parameters'
+            )
 
     def before_train_iter(self, runner, batch_idx: int, data_batch=None) -> None:
         self._backbone(runner).eval()

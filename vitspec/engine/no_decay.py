@@ -1,4 +1,5 @@
 """Which parameters get no weight decay, decided by what they are, not by their names."""
+
 from typing import Set
 
 from timm.layers import LayerScale

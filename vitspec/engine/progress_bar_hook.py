@@ -3,6 +3,7 @@
 Shown on rank 0 and only on a terminal, so log files stay free of carriage returns. The bar
 counts this process's batches (each rank sees its share of the data set).
 """
+
 import sys
 
 from mmengine.dist import get_rank
@@ -49,4 +50,3 @@ class EvalProgressBarHook(Hook):
 
     def after_test_epoch(self, runner, metrics=None):
         self._end()
-

@@ -1,4 +1,5 @@
 """Safe checkpoint loading and atomic checkpoint writes for the length of a run."""
+
 from mmengine.hooks import Hook
 from mmengine.registry import HOOKS
 

@@ -3,9 +3,11 @@
 Single-process training would leave it untouched without a word; DDP without
 find_unused_parameters stops at the second iteration with an error that names no parameter.
 """
+
 from mmengine.hooks import Hook
 from mmengine.model import is_model_wrapper
 from mmengine.registry import HOOKS
+
 from vitspec.errors import UnusedParameterError
 
 
@@ -27,8 +29,9 @@ class UnusedParameterCheckHook(Hook):
             return
         self._params = {n: p for n, p in module.named_parameters() if p.requires_grad}
         for name, p in self._params.items():
-            self._handles.append(p.register_post_accumulate_grad_hook(
-                lambda _, name=name: self._reached.add(name)))
+            self._handles.append(
+                p.register_post_accumulate_grad_hook(lambda _, name=name: self._reached.add(name))
+            )
 
     def after_train_iter(self, runner, batch_idx: int, data_batch=None, outputs=None) -> None:
         if not self._handles:
@@ -41,4 +44,5 @@ class UnusedParameterCheckHook(Hook):
             raise UnusedParameterError(
                 f'{len(unused)} trainable {self.module} parameters got no gradient in the first '
                 f'iteration: {", ".join(unused[:8])}{" ..." if len(unused) > 8 else ""}. Freeze '
-                f'them (requires_grad=False) or use them; DDP would stop on them.')
+                f'them (requires_grad=False) or use them; DDP would stop on them.'
+            )

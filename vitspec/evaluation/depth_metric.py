@@ -3,6 +3,7 @@
 Ours rather than mmseg's DepthMetric: that one has no Garg crop (KITTI) and raises TypeError
 whenever ``depth_metrics`` is passed.
 """
+
 from collections import OrderedDict
 from typing import Optional, Sequence
 
@@ -28,10 +29,17 @@ class DepthErrorMetric(BaseMetric):
         min_depth, max_depth: ground truth outside (min, max) is ignored (0 = invalid) and
             predictions are clipped to [min, max].
     """
+
     default_prefix = ''
 
-    def __init__(self, metrics: Optional[Sequence[str]] = None, crop: Optional[str] = None,
-                 min_depth: float = 1e-3, max_depth: float = 10.0, **kwargs):
+    def __init__(
+        self,
+        metrics: Optional[Sequence[str]] = None,
+        crop: Optional[str] = None,
+        min_depth: float = 1e-3,
+        max_depth: float = 10.0,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         metrics = DEPTH_METRICS if metrics is None else tuple(metrics)
         unknown = set(metrics) - set(DEPTH_METRICS)

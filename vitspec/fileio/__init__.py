@@ -2,10 +2,19 @@
 
 Importing this package changes nothing in mmengine; ``install_safe_io()`` puts both in.
 """
+
 from .atomic_write import AtomicLocalBackend, atomic_torch_save, atomic_write_bytes
 from .install import install_safe_io, safe_io_installed, using_safe_io
 from .safe_load import ALLOWED_GLOBALS, load_local_checkpoint, safe_torch_load
 
-__all__ = ['ALLOWED_GLOBALS', 'AtomicLocalBackend', 'atomic_torch_save', 'atomic_write_bytes',
-           'install_safe_io', 'load_local_checkpoint', 'safe_io_installed', 'safe_torch_load',
-           'using_safe_io']
+__all__ = [
+    'ALLOWED_GLOBALS',
+    'AtomicLocalBackend',
+    'atomic_torch_save',
+    'atomic_write_bytes',
+    'install_safe_io',
+    'load_local_checkpoint',
+    'safe_io_installed',
+    'safe_torch_load',
+    'using_safe_io',
+]

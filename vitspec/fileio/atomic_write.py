@@ -4,6 +4,7 @@ The bytes go to a temporary file beside the target, which is then renamed over i
 ``AtomicLocalBackend`` is mmengine's local file backend (checkpoints, the ``last_checkpoint``
 pointer) writing this way; ``install_safe_io`` puts it into mmengine.
 """
+
 import io
 import os
 import os.path as osp

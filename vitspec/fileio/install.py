@@ -6,6 +6,7 @@ mmengine's CheckpointLoader then reads local paths with ``safe_torch_load`` (``l
 (checkpoints, ``last_checkpoint``). Runs get it from ``SafeIOHook`` in the runtime configs;
 scripts that read or write checkpoints outside a Runner call it themselves.
 """
+
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
@@ -20,9 +21,11 @@ LOCAL_NAME, LOCAL_PREFIX = 'local', ''  # how mmengine registers plain paths
 
 
 def safe_io_installed() -> bool:
-    return (CheckpointLoader._schemes.get(LOCAL_PREFIX) is load_local_checkpoint
-            and backends.get(LOCAL_NAME) is AtomicLocalBackend
-            and prefix_to_backends.get(LOCAL_PREFIX) is AtomicLocalBackend)
+    return (
+        CheckpointLoader._schemes.get(LOCAL_PREFIX) is load_local_checkpoint
+        and backends.get(LOCAL_NAME) is AtomicLocalBackend
+        and prefix_to_backends.get(LOCAL_PREFIX) is AtomicLocalBackend
+    )
 
 
 def install_safe_io() -> Callable[[], None]:
@@ -44,7 +47,8 @@ def install_safe_io() -> Callable[[], None]:
             CheckpointLoader.register_scheme(LOCAL_PREFIX, scheme, force=True)
         _put(backends, LOCAL_NAME, by_name)
         _put(prefix_to_backends, LOCAL_PREFIX, by_prefix)
-        _forget_instances_of((AtomicLocalBackend, ))
+        _forget_instances_of((AtomicLocalBackend,))
+
     return restore
 
 
@@ -69,7 +73,8 @@ def _put(registry: dict, key, value):
 def _forget_instances_of(classes):
     """Drop mmengine's cached backend instances (``mmengine.fileio.get`` / ``put`` reuse them)
     of the replaced classes, so the next call builds one of the class now registered."""
-    stale = [key for key, backend in mmengine_io.backend_instances.items()
-             if type(backend) in classes]
+    stale = [
+        key for key, backend in mmengine_io.backend_instances.items() if type(backend) in classes
+    ]
     for key in stale:
         del mmengine_io.backend_instances[key]

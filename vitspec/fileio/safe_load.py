@@ -4,6 +4,7 @@ mmengine 0.10.7 calls ``torch.load`` without ``weights_only``; on torch >= 2.6 t
 own training checkpoints, which pickle a few non-tensor objects. We allow exactly those, and
 nothing that can run code: a file that needs any other global is refused and the globals named.
 """
+
 import os.path as osp
 import pickle
 import zipfile
@@ -61,8 +62,10 @@ def load_local_checkpoint(filename, map_location=None):
 
 
 def _unreadable(filename, exc):
-    return CheckpointError(f'{filename} is not a readable PyTorch checkpoint (truncated or '
-                           f'corrupt?): {type(exc).__name__}: {exc}')
+    return CheckpointError(
+        f'{filename} is not a readable PyTorch checkpoint (truncated or '
+        f'corrupt?): {type(exc).__name__}: {exc}'
+    )
 
 
 def _refusal_message(filename, exc):
@@ -70,11 +73,14 @@ def _refusal_message(filename, exc):
         needed = torch.serialization.get_unsafe_globals_in_checkpoint(filename)
     except Exception:  # not a zip checkpoint: the unpickler's own message is all we have
         needed = []
-    allowed = {f'{g.__module__}.{g.__qualname__}' for g in ALLOWED_GLOBALS
-               if not isinstance(g, tuple)} | {'builtins.getattr'}
+    allowed = {
+        f'{g.__module__}.{g.__qualname__}' for g in ALLOWED_GLOBALS if not isinstance(g, tuple)
+    } | {'builtins.getattr'}
     unknown = sorted(set(needed) - allowed)
     if unknown:
-        return (f'{filename} needs unpickling of globals that are not allowed: '
-                f'{", ".join(unknown)}. Refusing to load it (it could run arbitrary code). '
-                f'Convert it to a plain state dict of tensors.')
+        return (
+            f'{filename} needs unpickling of globals that are not allowed: '
+            f'{", ".join(unknown)}. Refusing to load it (it could run arbitrary code). '
+            f'Convert it to a plain state dict of tensors.'
+        )
     return f'{filename} was refused by the safe unpickler: {exc}'

@@ -33,10 +33,20 @@ class Attention(nn.Module):
     Both start at zero, so a new block equals the one without.
     """
 
-    def __init__(self, dim: int, num_heads: int, qkv_bias: bool = True, head_dim: int = None,
-                 attn_drop: float = 0.0, proj_drop: float = 0.0, qkv_layer=Linear,
-                 window_size: int = 0, rel_pos_bias: str = None, rel_pos_size=None,
-                 window_padding: str = 'masked'):
+    def __init__(
+        self,
+        dim: int,
+        num_heads: int,
+        qkv_bias: bool = True,
+        head_dim: int = None,
+        attn_drop: float = 0.0,
+        proj_drop: float = 0.0,
+        qkv_layer=Linear,
+        window_size: int = 0,
+        rel_pos_bias: str = None,
+        rel_pos_size=None,
+        window_padding: str = 'masked',
+    ):
         super().__init__()
         self.window_size = window_size
         self.num_heads = num_heads
@@ -47,15 +57,18 @@ class Attention(nn.Module):
         self.proj = nn.Linear(inner, dim)
         self.proj_drop = nn.Dropout(proj_drop)
         if window_padding not in WINDOW_PADDING:
-            raise ValueError(f'window_padding must be one of {WINDOW_PADDING}, '
-                             f'got {window_padding!r}')
+            raise ValueError(
+                f'window_padding must be one of {WINDOW_PADDING}, got {window_padding!r}'
+            )
         self.window_padding = window_padding
         self.rel_pos_bias = rel_pos_bias
         if rel_pos_bias is None:
             return
         if rel_pos_bias not in REL_POS_MODES or rel_pos_size is None:
-            raise ValueError(f'rel_pos_bias must be None or one of {REL_POS_MODES} with '
-                             f'rel_pos_size=(h, w); got {rel_pos_bias!r}, {rel_pos_size!r}')
+            raise ValueError(
+                f'rel_pos_bias must be None or one of {REL_POS_MODES} with '
+                f'rel_pos_size=(h, w); got {rel_pos_bias!r}, {rel_pos_size!r}'
+            )
         self.rel_pos_size = tuple(rel_pos_size)
         if rel_pos_bias == 'decomposed':
             self.rel_pos_h = nn.Parameter(torch.zeros(2 * rel_pos_size[0] - 1, self.head_dim))
@@ -64,9 +77,9 @@ class Attention(nn.Module):
         if window_size:
             raise ValueError("rel_pos_bias='table' (BEiT) is for global attention, not windows")
         self.relative_position_bias_table = nn.Parameter(
-            torch.zeros(table_size(rel_pos_size), num_heads))
-        self.register_buffer('relative_position_index', table_index(rel_pos_size),
-                             persistent=False)
+            torch.zeros(table_size(rel_pos_size), num_heads)
+        )
+        self.register_buffer('relative_position_index', table_index(rel_pos_size), persistent=False)
 
     def _qkv(self, x: torch.Tensor, num_cls: int):
         B, N, _ = x.shape
@@ -74,21 +87,28 @@ class Attention(nn.Module):
         qkv = qkv.reshape(B, N, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4)
         return qkv.unbind(0)
 
-    def forward(self, x: torch.Tensor, layout: TokenLayout = TokenLayout(),
-                layer_scale: nn.Module = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, layout: TokenLayout = TokenLayout(), layer_scale: nn.Module = None
+    ) -> torch.Tensor:
         B, N, _ = x.shape
         num_cls, hw = layout
         q, k, v = self._qkv(x, num_cls)
         if (self.window_size or self.rel_pos_bias) and hw is None:
-            raise ValueError('windowed attention and relative position bias need the patch '
-                             'grid: forward(x, TokenLayout(num_cls, hw=(h, w)))')
+            raise ValueError(
+                'windowed attention and relative position bias need the patch '
+                'grid: forward(x, TokenLayout(num_cls, hw=(h, w)))'
+            )
         if self.window_size:
             rel_pos = (self.rel_pos_h, self.rel_pos_w) if self.rel_pos_bias else None
             x = windowed_sdpa(q, k, v, hw, self.window_size, rel_pos, self._pad_kv())
         else:
             x = F.scaled_dot_product_attention(
-                q, k, v, attn_mask=self._global_bias(q, hw),
-                dropout_p=self.attn_drop if self.training else 0.0)
+                q,
+                k,
+                v,
+                attn_mask=self._global_bias(q, hw),
+                dropout_p=self.attn_drop if self.training else 0.0,
+            )
         return self._project(x.transpose(1, 2).reshape(B, N, -1), num_cls, layer_scale)
 
     def _pad_kv(self):
@@ -106,14 +126,14 @@ class Attention(nn.Module):
             return None
         num_prefix = q.shape[2] - hw[0] * hw[1]
         if self.rel_pos_bias == 'decomposed':
-            bias = decomposed_rel_pos_bias(q[:, :, num_prefix:], self.rel_pos_h, self.rel_pos_w,
-                                           hw)
+            bias = decomposed_rel_pos_bias(q[:, :, num_prefix:], self.rel_pos_h, self.rel_pos_w, hw)
             return F.pad(bias, (num_prefix, 0, num_prefix, 0))  # prefix rows / columns: 0
         if tuple(hw) != self.rel_pos_size or num_prefix > 1:
             raise ValueError(
                 f"rel_pos_bias='table' was made for a {self.rel_pos_size} patch grid with a CLS "
                 f'token; got a {tuple(hw)} grid with {num_prefix} prefix tokens (use an input '
-                f'of the img_size the backbone was built for, e.g. a sliding-window test)')
+                f'of the img_size the backbone was built for, e.g. a sliding-window test)'
+            )
         skip = 1 - num_prefix  # without CLS, the patch part of the index
         index = self.relative_position_index[skip:, skip:]
         return table_rel_pos_bias(self.relative_position_bias_table, index).to(q.dtype)

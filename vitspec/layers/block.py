@@ -24,9 +24,15 @@ class Block(nn.Module):
     linear layer through their ``scale_linear``, so they cost no activation memory.
     """
 
-    def __init__(self, dim: int, attn_layer: Part, mlp_layer: Part,
-                 norm_layer: Callable[[int], nn.Module] = LayerNorm,
-                 ls_layer: Optional[Callable[[int], nn.Module]] = None, drop_path: float = 0.0):
+    def __init__(
+        self,
+        dim: int,
+        attn_layer: Part,
+        mlp_layer: Part,
+        norm_layer: Callable[[int], nn.Module] = LayerNorm,
+        ls_layer: Optional[Callable[[int], nn.Module]] = None,
+        drop_path: float = 0.0,
+    ):
         super().__init__()
         ls_layer = ls_layer or (lambda _: NoLayerScale())
         self.norm1 = norm_layer(dim)

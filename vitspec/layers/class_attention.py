@@ -41,8 +41,14 @@ class ClassAttentionBlock(nn.Module):
     No drop-path or dropout, as in CaiT.
     """
 
-    def __init__(self, dim: int, num_heads: int, mlp_ratio: float = 4.0, qkv_bias: bool = True,
-                 layer_scale_init: float = 1e-5):
+    def __init__(
+        self,
+        dim: int,
+        num_heads: int,
+        mlp_ratio: float = 4.0,
+        qkv_bias: bool = True,
+        layer_scale_init: float = 1e-5,
+    ):
         super().__init__()
         self.norm1 = LayerNorm(dim)
         self.attn = ClassAttention(dim, num_heads, qkv_bias=qkv_bias)

@@ -11,6 +11,7 @@ asks for are taken by reversing the FFT's input or output (FFT(reverse(v)) = con
 real v), which is again a gather. dct(x) equals D @ x for
 the orthonormal DCT-II matrix D, and idct is D^T.
 """
+
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -31,16 +32,17 @@ def _plan(n: int, device: torch.device, dtype: torch.dtype) -> _Plan:
     reversed_makhoul = makhoul[(-index) % n]  # its FFT is the conjugate of FFT(makhoul order)
     half = torch.arange(n // 2 + 1)
     k = half.double()
-    scale = torch.full((n // 2 + 1, ), (2.0 / n) ** 0.5, dtype=torch.float64)
+    scale = torch.full((n // 2 + 1,), (2.0 / n) ** 0.5, dtype=torch.float64)
     scale[0] = (1.0 / n) ** 0.5
     angle = torch.pi * k / (2 * n)
-    inverse_scatter = ((-torch.argsort(makhoul)) % n)
+    inverse_scatter = (-torch.argsort(makhoul)) % n
     complex_dtype = torch.complex128 if dtype == torch.float64 else torch.complex64
     return _Plan(
         reversed_makhoul.to(device),
         torch.polar(scale, angle).to(device, complex_dtype),
         torch.polar(1.0 / scale, -angle).to(device, complex_dtype),
-        inverse_scatter.to(device))
+        inverse_scatter.to(device),
+    )
 
 
 def dct(x: torch.Tensor, dim: int = -1) -> torch.Tensor:

@@ -4,6 +4,7 @@ A block hands its LayerScale to the attention and the MLP, which call
 ``layer_scale.scale_linear(x, linear, num_cls)`` on their last linear layer: the scale is fused
 into that layer (see `layer_scaled_linear`), so it keeps no activation of its own.
 """
+
 import torch
 from timm.layers import LayerScale as TimmLayerScale
 from torch import nn

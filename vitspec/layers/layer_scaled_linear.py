@@ -10,6 +10,7 @@ in place). A specialized LayerScale scales the first ``num_cls`` tokens by ``cls
 backward adds work on those rows only. The LayerScale modules call this from their
 ``scale_linear`` (see `layer_scale`).
 """
+
 from typing import Optional
 
 import torch
@@ -19,7 +20,6 @@ from torch.autograd.function import once_differentiable
 
 
 class _LayerScaledLinear(torch.autograd.Function):
-
     @staticmethod
     def forward(ctx, x, weight, bias, gamma, cls_gamma, num_cls):
         out = F.linear(x, weight, bias)
@@ -62,9 +62,13 @@ class _LayerScaledLinear(torch.autograd.Function):
         return dx, dw, None if bias is None else db, dgamma, dcls_gamma, None
 
 
-def layer_scaled_linear(x: torch.Tensor, linear: nn.Linear, gamma: torch.Tensor,
-                        cls_gamma: Optional[torch.Tensor] = None,
-                        num_cls: int = 0) -> torch.Tensor:
+def layer_scaled_linear(
+    x: torch.Tensor,
+    linear: nn.Linear,
+    gamma: torch.Tensor,
+    cls_gamma: Optional[torch.Tensor] = None,
+    num_cls: int = 0,
+) -> torch.Tensor:
     """``linear(x) * gamma`` for tokens (B, N, in); with ``cls_gamma``, the first ``num_cls``
     tokens are scaled by it instead (a specialized LayerScale)."""
     if cls_gamma is None:

@@ -3,6 +3,7 @@
 The number of heads and the MLP width grow linearly with depth while the residual width stays
 constant (so every block's output can still be tapped). Rounding follows OpenELM's code exactly.
 """
+
 from typing import List, NamedTuple, Optional, Sequence
 
 import numpy as np
@@ -33,10 +34,15 @@ def linear_multipliers(bounds: Sequence[float], num_layers: int) -> List[float]:
     return [float(round(v, 2)) for v in np.linspace(low, high, num=num_layers, dtype=float)]
 
 
-def layerwise_widths(num_layers: int, embed_dims: int, head_dim: int,
-                     alpha: Sequence[float] = (0.5, 1.0), beta: Sequence[float] = (0.5, 4.0),
-                     head_divisor: Optional[int] = None,
-                     ffn_divisor: int = 64) -> List[LayerWidth]:
+def layerwise_widths(
+    num_layers: int,
+    embed_dims: int,
+    head_dim: int,
+    alpha: Sequence[float] = (0.5, 1.0),
+    beta: Sequence[float] = (0.5, 4.0),
+    head_divisor: Optional[int] = None,
+    ffn_divisor: int = 64,
+) -> List[LayerWidth]:
     """Per-layer ``(num_heads, mlp_hidden)`` of OpenELM's layer-wise scaling.
 
     Layer i's attention width is ``make_divisible(alpha_i * embed_dims, head_divisor)`` with
@@ -49,7 +55,10 @@ def layerwise_widths(num_layers: int, embed_dims: int, head_dim: int,
     head_divisor = head_divisor or head_dim
     if head_divisor % head_dim:
         raise ValueError(f'head_divisor {head_divisor} is not a multiple of head_dim {head_dim}')
-    return [LayerWidth(make_divisible(a * embed_dims, head_divisor) // head_dim,
-                       make_divisible(b * embed_dims, ffn_divisor))
-            for a, b in zip(linear_multipliers(alpha, num_layers),
-                            linear_multipliers(beta, num_layers))]
+    return [
+        LayerWidth(
+            make_divisible(a * embed_dims, head_divisor) // head_dim,
+            make_divisible(b * embed_dims, ffn_divisor),
+        )
+        for a, b in zip(linear_multipliers(alpha, num_layers), linear_multipliers(beta, num_layers))
+    ]

@@ -14,8 +14,9 @@ class Mlp(nn.Module):
         self.act = nn.GELU()
         self.fc2 = nn.Linear(hidden, dim)
 
-    def forward(self, x: torch.Tensor, layout: TokenLayout = TokenLayout(),
-                layer_scale: nn.Module = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, layout: TokenLayout = TokenLayout(), layer_scale: nn.Module = None
+    ) -> torch.Tensor:
         h = self.act(self.fc1(x))
         if layer_scale is None:
             return self.fc2(h)

@@ -25,6 +25,7 @@ class PatchEmbed(nn.Module):
         if H % p or W % p:
             raise ValueError(
                 f'input size {H}x{W} is not a multiple of the patch size {p}; pad it first '
-                f'(e.g. size_divisor={p} in the data preprocessor)')
+                f'(e.g. size_divisor={p} in the data preprocessor)'
+            )
         x = self.proj(x)
         return x.flatten(2).transpose(1, 2), (H // p, W // p)

@@ -1,6 +1,7 @@
 """The plain counterparts of the specialized layers: torch's LayerNorm and Linear, called like
 them (``forward(x, num_cls)``) so that a block calls every part the same way. ``num_cls`` is
 unused: every token shares the one set of parameters."""
+
 import torch
 from torch import nn
 

@@ -5,8 +5,9 @@ from timm.layers import resample_abs_pos_embed
 POS_EMBED_MODES = ('timm', 'dinov2', 'vitdet')
 
 
-def resample_pos_embed(pos_embed: torch.Tensor, new_hw, old_hw, num_prefix: int,
-                       mode: str = 'timm') -> torch.Tensor:
+def resample_pos_embed(
+    pos_embed: torch.Tensor, new_hw, old_hw, num_prefix: int, mode: str = 'timm'
+) -> torch.Tensor:
     """Resample a learned (1, num_prefix + h*w, D) position embedding to a new token grid.
 
     mode='timm': size-based bicubic with antialiasing (timm; DINOv2 models with registers).
@@ -20,8 +21,9 @@ def resample_pos_embed(pos_embed: torch.Tensor, new_hw, old_hw, num_prefix: int,
     if new_hw == old_hw:
         return pos_embed
     if mode == 'timm':
-        return resample_abs_pos_embed(pos_embed, list(new_hw), list(old_hw),
-                                      num_prefix_tokens=num_prefix, antialias=True)
+        return resample_abs_pos_embed(
+            pos_embed, list(new_hw), list(old_hw), num_prefix_tokens=num_prefix, antialias=True
+        )
     if mode not in POS_EMBED_MODES:
         raise ValueError(f'pos_embed_interp must be one of {POS_EMBED_MODES}, got {mode!r}')
     prefix, grid = pos_embed[:, :num_prefix], pos_embed[:, num_prefix:]

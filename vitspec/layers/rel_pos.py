@@ -9,6 +9,7 @@ than the one the tables were made for resamples them linearly, as ViTDet's ``get
 grid, plus 3 entries for CLS->patch, patch->CLS and CLS->CLS; ``relative_position_index`` maps
 each (query, key) pair of [CLS, patches] to its entry. Tied to one grid.
 """
+
 from typing import Tuple
 
 import torch
@@ -29,8 +30,9 @@ def rel_pos_lookup(q_size: int, k_size: int, rel_pos: torch.Tensor) -> torch.Ten
     return rel_pos[offsets.long()]
 
 
-def decomposed_rel_pos_bias(q: torch.Tensor, rel_pos_h: torch.Tensor, rel_pos_w: torch.Tensor,
-                            hw: Tuple[int, int]) -> torch.Tensor:
+def decomposed_rel_pos_bias(
+    q: torch.Tensor, rel_pos_h: torch.Tensor, rel_pos_w: torch.Tensor, hw: Tuple[int, int]
+) -> torch.Tensor:
     """Bias (..., h*w, h*w) for queries ``q`` (..., h*w, C) laid out row-major on an h x w grid."""
     h, w = hw
     r_q = q.reshape(*q.shape[:-2], h, w, q.shape[-1])
@@ -51,15 +53,15 @@ def table_index(grid: Tuple[int, int]) -> torch.Tensor:
     """(1 + h*w, 1 + h*w) long index of [CLS, patches] pairs into a BEiT table."""
     h, w = grid
     ys, xs = torch.meshgrid(torch.arange(h), torch.arange(w), indexing='ij')
-    coords = torch.stack([ys.flatten(), xs.flatten()])           # (2, h*w)
-    rel = coords[:, :, None] - coords[:, None, :]                # (2, h*w, h*w)
+    coords = torch.stack([ys.flatten(), xs.flatten()])  # (2, h*w)
+    rel = coords[:, :, None] - coords[:, None, :]  # (2, h*w, h*w)
     patch = (rel[0] + h - 1) * (2 * w - 1) + (rel[1] + w - 1)
     num = table_size(grid)
     index = torch.empty(h * w + 1, h * w + 1, dtype=torch.long)
     index[1:, 1:] = patch
-    index[0, :] = num - 3   # CLS -> patch
-    index[:, 0] = num - 2   # patch -> CLS
-    index[0, 0] = num - 1   # CLS -> CLS
+    index[0, :] = num - 3  # CLS -> patch
+    index[:, 0] = num - 2  # patch -> CLS
+    index[0, 0] = num - 1  # CLS -> CLS
     return index
 
 

@@ -11,6 +11,7 @@ the full linear have their own backward (`specialized_functional`), which spares
 of the whole gradient behind the overwrite; elsewhere (LayerScale, LoRA) autograd does it, which
 is safe because linear and mul do not save their output for backward.
 """
+
 import math
 from typing import Optional
 
@@ -23,8 +24,13 @@ from .layer_scaled_linear import layer_scaled_linear
 from .specialized_functional import specialized_layer_norm, specialized_linear
 
 # name of a CLS-copy parameter -> the shared parameter it starts from (None: its own init)
-_CLS_PARAMS = {'cls_weight': 'weight', 'cls_bias': 'bias', 'cls_gamma': 'gamma',
-               'cls_lora_a': None, 'cls_lora_b': None}
+_CLS_PARAMS = {
+    'cls_weight': 'weight',
+    'cls_bias': 'bias',
+    'cls_gamma': 'gamma',
+    'cls_lora_a': None,
+    'cls_lora_b': None,
+}
 
 
 def is_cls_key(key: str) -> bool:
@@ -46,7 +52,6 @@ def shared_key(cls_key: str) -> Optional[str]:
 
 
 class _Specialized(nn.Module):
-
     @torch.no_grad()
     def init_cls_from_shared(self) -> None:
         """Copy the shared parameters into the CLS copies: the layer then acts as the plain one."""
@@ -89,8 +94,9 @@ class SpecializedLayerNorm(_Specialized):
         device = x.device.type
         if torch.amp.is_autocast_available(device) and torch.is_autocast_enabled(device):
             x = x.float()  # autocast runs layer_norm in float32
-        return specialized_layer_norm(x, self.weight, self.bias, self.cls_weight, self.cls_bias,
-                                      self.eps, num_cls)
+        return specialized_layer_norm(
+            x, self.weight, self.bias, self.cls_weight, self.cls_bias, self.eps, num_cls
+        )
 
     def extra_repr(self) -> str:
         return f'{self.normalized_shape[0]}, eps={self.eps}'
@@ -137,8 +143,13 @@ class SpecializedLinear(_Specialized):
     always bitwise those of ``F.linear``.
     """
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True,
-                 lora_rank: Optional[int] = None):
+    def __init__(
+        self,
+        in_features: int,
+        out_features: int,
+        bias: bool = True,
+        lora_rank: Optional[int] = None,
+    ):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
@@ -183,8 +194,9 @@ class SpecializedLinear(_Specialized):
 
     def forward(self, x: torch.Tensor, num_cls: int) -> torch.Tensor:
         if num_cls and not self.lora_rank:
-            return specialized_linear(x, self.weight, self.bias, self.cls_weight, self.cls_bias,
-                                      num_cls)
+            return specialized_linear(
+                x, self.weight, self.bias, self.cls_weight, self.cls_bias, num_cls
+            )
         out = F.linear(x, self.weight, self.bias)
         if num_cls:
             # W_cls x + b_cls = (W x + b) + B (A x) + (b_cls - b): exactly zero correction at init
@@ -194,5 +206,7 @@ class SpecializedLinear(_Specialized):
         return out
 
     def extra_repr(self) -> str:
-        return (f'in_features={self.in_features}, out_features={self.out_features}, '
-                f'bias={self.bias is not None}, lora_rank={self.lora_rank}')
+        return (
+            f'in_features={self.in_features}, out_features={self.out_features}, '
+            f'bias={self.bias is not None}, lora_rank={self.lora_rank}'
+        )

@@ -8,6 +8,7 @@ the gradients of LayerNorm's affine parameters and of a linear's weight are sums
 ``d shared = d(all rows) - d(CLS rows)``, and the input gradient's CLS rows are overwritten.
 The extra work is on the CLS rows only.
 """
+
 import torch
 import torch.nn.functional as F
 from torch.autograd.function import once_differentiable
@@ -16,13 +17,13 @@ _layer_norm_backward = torch.ops.aten.native_layer_norm_backward
 
 
 class _SpecializedLayerNorm(torch.autograd.Function):
-
     @staticmethod
     def forward(ctx, x, weight, bias, cls_weight, cls_bias, eps, num_cls):
         shape = weight.shape
         out, mean, rstd = torch.native_layer_norm(x, shape, weight, bias, eps)
-        out[:, :num_cls] = torch.native_layer_norm(x[:, :num_cls], shape, cls_weight, cls_bias,
-                                                   eps)[0]
+        out[:, :num_cls] = torch.native_layer_norm(
+            x[:, :num_cls], shape, cls_weight, cls_bias, eps
+        )[0]
         ctx.save_for_backward(x, mean, rstd, weight, bias, cls_weight, cls_bias)
         ctx.num_cls = num_cls
         return out
@@ -35,14 +36,20 @@ class _SpecializedLayerNorm(torch.autograd.Function):
         dx, dw, db = _layer_norm_backward(dy, x, shape, mean, rstd, weight, bias, mask)
         # the CPU kernel reads mean and rstd as if contiguous (torch 2.14): give it copies
         dx_cls, dw_cls, db_cls = _layer_norm_backward(
-            dy[:, :n], x[:, :n], shape, mean[:, :n].contiguous(), rstd[:, :n].contiguous(),
-            cls_weight, cls_bias, mask)
+            dy[:, :n],
+            x[:, :n],
+            shape,
+            mean[:, :n].contiguous(),
+            rstd[:, :n].contiguous(),
+            cls_weight,
+            cls_bias,
+            mask,
+        )
         dx[:, :n] = dx_cls
         return dx, dw - dw_cls, db - db_cls, dw_cls, db_cls, None, None
 
 
 class _SpecializedLinear(torch.autograd.Function):
-
     @staticmethod
     def forward(ctx, x, weight, bias, cls_weight, cls_bias, num_cls):
         out = F.linear(x, weight, bias)

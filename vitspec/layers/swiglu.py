@@ -5,6 +5,7 @@
 GluMlp with ``gate_last=False``) store the same matrix in the same order, so checkpoints map by
 name alone (w12 -> fc1, w3 -> fc2).
 """
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -27,8 +28,9 @@ class SwiGLU(nn.Module):
         self.fc1 = nn.Linear(dim, 2 * hidden)
         self.fc2 = nn.Linear(hidden, dim)
 
-    def forward(self, x: torch.Tensor, layout: TokenLayout = TokenLayout(),
-                layer_scale: nn.Module = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, layout: TokenLayout = TokenLayout(), layer_scale: nn.Module = None
+    ) -> torch.Tensor:
         gate, value = self.fc1(x).chunk(2, dim=-1)
         h = F.silu(gate) * value
         if layer_scale is None:

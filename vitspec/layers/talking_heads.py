@@ -21,12 +21,13 @@ class TalkingHeadAttention(Attention):
 
     def __init__(self, dim: int, num_heads: int, qkv_bias: bool = True, **kwargs):
         super().__init__(dim, num_heads, qkv_bias, **kwargs)
-        self.scale = self.head_dim ** -0.5
+        self.scale = self.head_dim**-0.5
         self.proj_l = nn.Linear(num_heads, num_heads)
         self.proj_w = nn.Linear(num_heads, num_heads)
 
-    def forward(self, x: torch.Tensor, layout: TokenLayout = TokenLayout(),
-                layer_scale: nn.Module = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, layout: TokenLayout = TokenLayout(), layer_scale: nn.Module = None
+    ) -> torch.Tensor:
         if self.window_size:
             raise ValueError('talking heads mix all heads over all tokens: no windowed form')
         B, N, _ = x.shape

@@ -14,7 +14,8 @@ def patchify(x: torch.Tensor, patch_size: int) -> torch.Tensor:
     if H % p or W % p:
         raise ValueError(
             f'input size {H}x{W} is not a multiple of the patch size {p}; pad it first '
-            f'(e.g. size_divisor={p} in the data preprocessor)')
+            f'(e.g. size_divisor={p} in the data preprocessor)'
+        )
     x = x.reshape(B, C, H // p, p, W // p, p).permute(0, 2, 4, 3, 5, 1)
     return x.reshape(B, (H // p) * (W // p), p * p * C)
 
@@ -82,8 +83,9 @@ class TokenGraying(nn.Module):
     def __init__(self, patch_size: int, mode: str = 'dct', *, eps: float):
         super().__init__()
         if mode not in TOKEN_GRAYING_MODES:
-            raise ValueError(f'token graying mode must be one of {TOKEN_GRAYING_MODES}, '
-                             f'got {mode!r}')
+            raise ValueError(
+                f'token graying mode must be one of {TOKEN_GRAYING_MODES}, got {mode!r}'
+            )
         if not 0.0 < eps <= 1.0:
             raise ValueError(f'token graying eps must be in (0, 1] (1 is the identity), got {eps}')
         if patch_size < 1:

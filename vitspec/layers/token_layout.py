@@ -1,4 +1,5 @@
 """Where a block's tokens sit: the one value every part of a block reads the layout from."""
+
 from typing import NamedTuple, Optional, Tuple
 
 

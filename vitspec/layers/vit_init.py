@@ -1,4 +1,5 @@
 """timm's ViT weight init (``init_weights_vit_timm``, timm/models/vision_transformer.py)."""
+
 import torch
 from timm.layers import trunc_normal_
 from torch import nn

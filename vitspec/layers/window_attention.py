@@ -6,6 +6,7 @@ which pad the normed tokens with zeros: a padded key / value is then the qkv bia
 tokens (CLS, registers) attend among themselves only: a windowed block is local by design,
 and ViTDet's ViT has no prefix tokens.
 """
+
 import torch
 import torch.nn.functional as F
 
@@ -29,7 +30,7 @@ def window_unpartition(x: torch.Tensor, window: int, padded_hw, hw, batch: int):
     C = x.shape[1]
     x = x.reshape(batch, Hp // window, Wp // window, C, window, window)
     x = x.permute(0, 3, 1, 4, 2, 5).reshape(batch, C, Hp, Wp)
-    return x[:, :, :hw[0], :hw[1]]
+    return x[:, :, : hw[0], : hw[1]]
 
 
 def windowed_sdpa(q, k, v, hw, window: int, rel_pos=None, pad_kv=None):
@@ -41,8 +42,9 @@ def windowed_sdpa(q, k, v, hw, window: int, rel_pos=None, pad_kv=None):
     B, H, N, d = q.shape
     h, w = hw
     P = N - h * w
-    out_prefix = F.scaled_dot_product_attention(q[:, :, :P], k[:, :, :P], v[:, :, :P]) \
-        if P else q[:, :, :0]
+    out_prefix = (
+        F.scaled_dot_product_attention(q[:, :, :P], k[:, :, :P], v[:, :, :P]) if P else q[:, :, :0]
+    )
 
     def windows(t):  # (B, H, h*w, d) -> (B*nW, H, ws*ws, d)
         grid = t[:, :, P:].transpose(2, 3).reshape(B, H * d, h, w)
@@ -53,11 +55,11 @@ def windowed_sdpa(q, k, v, hw, window: int, rel_pos=None, pad_kv=None):
     mask = None
     if padded != (h, w):
         real = window_partition(q.new_ones(1, 1, h, w), window)[0]  # (nW, 1, ws*ws)
-        real = real.repeat(B, 1, 1)[:, None]                         # (B*nW, 1, 1, ws*ws)
+        real = real.repeat(B, 1, 1)[:, None]  # (B*nW, 1, 1, ws*ws)
         if pad_kv is None:
             mask = real.bool()
         else:
-            fill = (1 - real).transpose(2, 3)                          # (B*nW, 1, ws*ws, 1)
+            fill = (1 - real).transpose(2, 3)  # (B*nW, 1, ws*ws, 1)
             kw = kw + fill * pad_kv[0][:, None].to(kw.dtype)
             vw = vw + fill * pad_kv[1][:, None].to(vw.dtype)
     if rel_pos is not None:

@@ -1,4 +1,5 @@
 """Registration of vitspec modules in the mmseg and mmdet registries."""
+
 from mmdet.registry import MODELS as MMDET_MODELS
 from mmseg.registry import MODELS as MMSEG_MODELS
 

@@ -34,12 +34,21 @@ test_pipeline = [
 ]
 tta_pipeline = [
     dict(type='CheckedLoadImageFromFile'),
-    dict(type='TestTimeAug', transforms=[
-        [dict(type='Resize', scale=(int(scale[0] * r), int(scale[1] * r)), keep_ratio=True)
-         for r in img_ratios],
-        [dict(type='RandomFlip', prob=0., direction='horizontal'),
-         dict(type='RandomFlip', prob=1., direction='horizontal')],
-        [_base_.load_annotations], [dict(type='PackSegInputs')]])
+    dict(
+        type='TestTimeAug',
+        transforms=[
+            [
+                dict(type='Resize', scale=(int(scale[0] * r), int(scale[1] * r)), keep_ratio=True)
+                for r in img_ratios
+            ],
+            [
+                dict(type='RandomFlip', prob=0.0, direction='horizontal'),
+                dict(type='RandomFlip', prob=1.0, direction='horizontal'),
+            ],
+            [_base_.load_annotations],
+            [dict(type='PackSegInputs')],
+        ],
+    ),
 ]
 train_dataloader = dict(batch_size=2, dataset=dict(pipeline=train_pipeline))
 val_dataloader = dict(dataset=dict(pipeline=test_pipeline))

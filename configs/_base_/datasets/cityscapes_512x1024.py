@@ -11,11 +11,18 @@ num_classes = 19
 crop_size = (512, 1024)
 scale = (2048, 1024)
 data_preprocessor = dict(
-    type='SegDataPreProcessor', mean=[123.675, 116.28, 103.53], std=[58.395, 57.12, 57.375],
-    bgr_to_rgb=True, pad_val=0, seg_pad_val=255, size=crop_size)
+    type='SegDataPreProcessor',
+    mean=[123.675, 116.28, 103.53],
+    std=[58.395, 57.12, 57.375],
+    bgr_to_rgb=True,
+    pad_val=0,
+    seg_pad_val=255,
+    size=crop_size,
+)
 inference_cfg = dict(mode='slide', crop_size=crop_size, stride=(341, 683))
-load_annotations = dict(type='CheckedLoadAnnotations', num_classes=num_classes,
-                        reduce_zero_label=False)
+load_annotations = dict(
+    type='CheckedLoadAnnotations', num_classes=num_classes, reduce_zero_label=False
+)
 train_pipeline = [
     dict(type='CheckedLoadImageFromFile'),
     load_annotations,
@@ -34,22 +41,43 @@ test_pipeline = [
 img_ratios = [0.5, 0.75, 1.0, 1.25, 1.5, 1.75]
 tta_pipeline = [
     dict(type='CheckedLoadImageFromFile'),
-    dict(type='TestTimeAug', transforms=[
-        [dict(type='Resize', scale_factor=r, keep_ratio=True) for r in img_ratios],
-        [dict(type='RandomFlip', prob=0., direction='horizontal'),
-         dict(type='RandomFlip', prob=1., direction='horizontal')],
-        [load_annotations], [dict(type='PackSegInputs')]])
+    dict(
+        type='TestTimeAug',
+        transforms=[
+            [dict(type='Resize', scale_factor=r, keep_ratio=True) for r in img_ratios],
+            [
+                dict(type='RandomFlip', prob=0.0, direction='horizontal'),
+                dict(type='RandomFlip', prob=1.0, direction='horizontal'),
+            ],
+            [load_annotations],
+            [dict(type='PackSegInputs')],
+        ],
+    ),
 ]
 train_dataloader = dict(
-    batch_size=2, num_workers=4, persistent_workers=True,
+    batch_size=2,
+    num_workers=4,
+    persistent_workers=True,
     sampler=dict(type='InfiniteSampler', shuffle=True),
-    dataset=dict(type=dataset_type, data_root=data_root, pipeline=train_pipeline,
-                 data_prefix=dict(img_path='leftImg8bit/train', seg_map_path='gtFine/train')))
+    dataset=dict(
+        type=dataset_type,
+        data_root=data_root,
+        pipeline=train_pipeline,
+        data_prefix=dict(img_path='leftImg8bit/train', seg_map_path='gtFine/train'),
+    ),
+)
 val_dataloader = dict(
-    batch_size=1, num_workers=4, persistent_workers=True,
+    batch_size=1,
+    num_workers=4,
+    persistent_workers=True,
     sampler=dict(type='DefaultSampler', shuffle=False),
-    dataset=dict(type=dataset_type, data_root=data_root, pipeline=test_pipeline,
-                 data_prefix=dict(img_path='leftImg8bit/val', seg_map_path='gtFine/val')))
+    dataset=dict(
+        type=dataset_type,
+        data_root=data_root,
+        pipeline=test_pipeline,
+        data_prefix=dict(img_path='leftImg8bit/val', seg_map_path='gtFine/val'),
+    ),
+)
 test_dataloader = val_dataloader
 val_evaluator = dict(type='IoUMetric', iou_metrics=['mIoU'])
 test_evaluator = val_evaluator

@@ -13,8 +13,13 @@ train_pipeline = [
     dict(type='LoadAnnotations', with_bbox=True, with_mask=True),
     dict(type='RandomFlip', prob=0.5),
     dict(type='RandomResize', scale=image_size, ratio_range=(0.1, 2.0), keep_ratio=True),
-    dict(type='RandomCrop', crop_type='absolute_range', crop_size=image_size,
-         recompute_bbox=True, allow_negative_crop=True),
+    dict(
+        type='RandomCrop',
+        crop_type='absolute_range',
+        crop_size=image_size,
+        recompute_bbox=True,
+        allow_negative_crop=True,
+    ),
     # detectron2's DatasetMapper: utils.filter_empty_instances, box_threshold=1e-5
     dict(type='FilterAnnotations', min_gt_bbox_wh=(1e-5, 1e-5)),
     dict(type='PackDetInputs'),
@@ -23,26 +28,46 @@ test_pipeline = [
     dict(type='CheckedLoadImageFromFile'),
     dict(type='Resize', scale=image_size, keep_ratio=True),
     dict(type='LoadAnnotations', with_bbox=True, with_mask=True),
-    dict(type='PackDetInputs',
-         meta_keys=('img_id', 'img_path', 'ori_shape', 'img_shape', 'scale_factor')),
+    dict(
+        type='PackDetInputs',
+        meta_keys=('img_id', 'img_path', 'ori_shape', 'img_shape', 'scale_factor'),
+    ),
 ]
 train_dataloader = dict(
-    batch_size=4, num_workers=4, persistent_workers=True,
+    batch_size=4,
+    num_workers=4,
+    persistent_workers=True,
     sampler=dict(type='InfiniteSampler', shuffle=True),
     dataset=dict(
-        type=dataset_type, data_root=data_root,
-        ann_file='annotations/instances_train2017.json', data_prefix=dict(img='train2017/'),
+        type=dataset_type,
+        data_root=data_root,
+        ann_file='annotations/instances_train2017.json',
+        data_prefix=dict(img='train2017/'),
         # detectron2 drops training images without annotations (filter_empty=True)
-        filter_cfg=dict(filter_empty_gt=True), pipeline=train_pipeline))
+        filter_cfg=dict(filter_empty_gt=True),
+        pipeline=train_pipeline,
+    ),
+)
 val_dataloader = dict(
-    batch_size=1, num_workers=2, persistent_workers=True, drop_last=False,
+    batch_size=1,
+    num_workers=2,
+    persistent_workers=True,
+    drop_last=False,
     sampler=dict(type='DefaultSampler', shuffle=False),
     dataset=dict(
-        type=dataset_type, data_root=data_root,
-        ann_file='annotations/instances_val2017.json', data_prefix=dict(img='val2017/'),
-        test_mode=True, pipeline=test_pipeline))
+        type=dataset_type,
+        data_root=data_root,
+        ann_file='annotations/instances_val2017.json',
+        data_prefix=dict(img='val2017/'),
+        test_mode=True,
+        pipeline=test_pipeline,
+    ),
+)
 test_dataloader = val_dataloader
 val_evaluator = dict(
-    type='CocoMetric', ann_file=data_root + 'annotations/instances_val2017.json',
-    metric=['bbox', 'segm'], format_only=False)
+    type='CocoMetric',
+    ann_file=data_root + 'annotations/instances_val2017.json',
+    metric=['bbox', 'segm'],
+    format_only=False,
+)
 test_evaluator = val_evaluator

@@ -21,28 +21,41 @@ test_pipeline = [
 ]
 tta_pipeline = [  # multi-scale + flip test: tools/test.py --tta
     dict(type='CheckedLoadImageFromFile'),
-    dict(type='TestTimeAug',
-         transforms=[[dict(type='Resize', scale_factor=r, keep_ratio=True)
-                      for r in (0.75, 1.0, 1.25)],
-                     [dict(type='RandomFlip', prob=0.0, direction='horizontal'),
-                      dict(type='RandomFlip', prob=1.0, direction='horizontal')],
-                     [load_annotations], [dict(type='PackSegInputs')]])
+    dict(
+        type='TestTimeAug',
+        transforms=[
+            [dict(type='Resize', scale_factor=r, keep_ratio=True) for r in (0.75, 1.0, 1.25)],
+            [
+                dict(type='RandomFlip', prob=0.0, direction='horizontal'),
+                dict(type='RandomFlip', prob=1.0, direction='horizontal'),
+            ],
+            [load_annotations],
+            [dict(type='PackSegInputs')],
+        ],
+    ),
 ]
 train_dataloader = dict(
     batch_size=4,
     num_workers=0,
     sampler=dict(type='InfiniteSampler', shuffle=True),
-    dataset=dict(type=dataset_type, data_root=data_root,
-                 data_prefix=dict(img_path='images/training', seg_map_path='annotations/training'),
-                 pipeline=train_pipeline))
+    dataset=dict(
+        type=dataset_type,
+        data_root=data_root,
+        data_prefix=dict(img_path='images/training', seg_map_path='annotations/training'),
+        pipeline=train_pipeline,
+    ),
+)
 val_dataloader = dict(
     batch_size=1,
     num_workers=0,
     sampler=dict(type='DefaultSampler', shuffle=False),
-    dataset=dict(type=dataset_type, data_root=data_root,
-                 data_prefix=dict(img_path='images/validation',
-                                  seg_map_path='annotations/validation'),
-                 pipeline=test_pipeline))
+    dataset=dict(
+        type=dataset_type,
+        data_root=data_root,
+        data_prefix=dict(img_path='images/validation', seg_map_path='annotations/validation'),
+        pipeline=test_pipeline,
+    ),
+)
 test_dataloader = val_dataloader
 val_evaluator = dict(type='IoUMetric', iou_metrics=['mIoU'])
 test_evaluator = val_evaluator

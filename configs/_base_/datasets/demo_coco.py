@@ -19,25 +19,44 @@ test_pipeline = [
     dict(type='Resize', scale=image_size, keep_ratio=True),
     pad,
     dict(type='LoadAnnotations', with_bbox=True, with_mask=True),
-    dict(type='PackDetInputs',
-         meta_keys=('img_id', 'img_path', 'ori_shape', 'img_shape', 'scale_factor')),
+    dict(
+        type='PackDetInputs',
+        meta_keys=('img_id', 'img_path', 'ori_shape', 'img_shape', 'scale_factor'),
+    ),
 ]
 train_dataloader = dict(
-    batch_size=4, num_workers=0,
+    batch_size=4,
+    num_workers=0,
     sampler=dict(type='InfiniteSampler', shuffle=True),
     dataset=dict(
-        type=dataset_type, data_root=data_root, metainfo=metainfo,
-        ann_file='annotations/instances_train2017.json', data_prefix=dict(img='train2017/'),
-        filter_cfg=dict(filter_empty_gt=True), pipeline=train_pipeline))
+        type=dataset_type,
+        data_root=data_root,
+        metainfo=metainfo,
+        ann_file='annotations/instances_train2017.json',
+        data_prefix=dict(img='train2017/'),
+        filter_cfg=dict(filter_empty_gt=True),
+        pipeline=train_pipeline,
+    ),
+)
 val_dataloader = dict(
-    batch_size=4, num_workers=0, drop_last=False,
+    batch_size=4,
+    num_workers=0,
+    drop_last=False,
     sampler=dict(type='DefaultSampler', shuffle=False),
     dataset=dict(
-        type=dataset_type, data_root=data_root, metainfo=metainfo,
-        ann_file='annotations/instances_val2017.json', data_prefix=dict(img='val2017/'),
-        test_mode=True, pipeline=test_pipeline))
+        type=dataset_type,
+        data_root=data_root,
+        metainfo=metainfo,
+        ann_file='annotations/instances_val2017.json',
+        data_prefix=dict(img='val2017/'),
+        test_mode=True,
+        pipeline=test_pipeline,
+    ),
+)
 test_dataloader = val_dataloader
 val_evaluator = dict(
-    type='CocoMetric', ann_file=data_root + 'annotations/instances_val2017.json',
-    metric=['bbox', 'segm'])
+    type='CocoMetric',
+    ann_file=data_root + 'annotations/instances_val2017.json',
+    metric=['bbox', 'segm'],
+)
 test_evaluator = val_evaluator

@@ -4,7 +4,8 @@
 _base_ = ['./nyu_depth.py']
 data_root = 'data/demo/nyu'
 crop_size = (112, 144)  # the padded training input (size divisor 8)
-train_dataloader = dict(batch_size=4, num_workers=0, persistent_workers=False,
-                        dataset=dict(data_root=data_root))
+train_dataloader = dict(
+    batch_size=4, num_workers=0, persistent_workers=False, dataset=dict(data_root=data_root)
+)
 val_dataloader = dict(num_workers=0, persistent_workers=False, dataset=dict(data_root=data_root))
 test_dataloader = val_dataloader

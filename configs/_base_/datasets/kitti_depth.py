@@ -14,8 +14,17 @@ dataset_type = 'KITTIDepthDataset'
 data_root = 'data/kitti'
 crop_size = (352, 704)
 depth_range = dict(min_depth=1e-3, max_depth=80.0)
-meta_keys = ('img_path', 'depth_map_path', 'ori_shape', 'img_shape', 'pad_shape',
-             'scale_factor', 'flip', 'flip_direction', 'crop_offset')
+meta_keys = (
+    'img_path',
+    'depth_map_path',
+    'ori_shape',
+    'img_shape',
+    'pad_shape',
+    'scale_factor',
+    'flip',
+    'flip_direction',
+    'crop_offset',
+)
 data_prefix = dict(img_path='raw', depth_map_path='data_depth_annotated')
 train_pipeline = [
     dict(type='CheckedLoadImageFromFile'),
@@ -24,8 +33,13 @@ train_pipeline = [
     dict(type='RandomRotate', prob=0.5, degree=2.5, pad_val=0, seg_pad_val=0),
     dict(type='RandomFlip', prob=0.5),
     dict(type='RandomCrop', crop_size=crop_size),
-    dict(type='ColorAug', prob=0.5, gamma_range=(0.9, 1.1), brightness_range=(0.9, 1.1),
-         color_range=(0.9, 1.1)),
+    dict(
+        type='ColorAug',
+        prob=0.5,
+        gamma_range=(0.9, 1.1),
+        brightness_range=(0.9, 1.1),
+        color_range=(0.9, 1.1),
+    ),
     dict(type='PackSegInputs', meta_keys=meta_keys),
 ]
 test_pipeline = [
@@ -41,15 +55,28 @@ train_dataloader = dict(
     num_workers=2,
     persistent_workers=True,
     sampler=dict(type='InfiniteSampler', shuffle=True),
-    dataset=dict(type=dataset_type, data_root=data_root, ann_file='eigen_train_files.txt',
-                 data_prefix=data_prefix, pipeline=train_pipeline))
+    dataset=dict(
+        type=dataset_type,
+        data_root=data_root,
+        ann_file='eigen_train_files.txt',
+        data_prefix=data_prefix,
+        pipeline=train_pipeline,
+    ),
+)
 val_dataloader = dict(
     batch_size=1,
     num_workers=2,
     persistent_workers=True,
     sampler=dict(type='DefaultSampler', shuffle=False),
-    dataset=dict(type=dataset_type, data_root=data_root, ann_file='eigen_test_files.txt',
-                 data_prefix=data_prefix, test_mode=True, pipeline=test_pipeline))
+    dataset=dict(
+        type=dataset_type,
+        data_root=data_root,
+        ann_file='eigen_test_files.txt',
+        data_prefix=data_prefix,
+        test_mode=True,
+        pipeline=test_pipeline,
+    ),
+)
 test_dataloader = val_dataloader
 val_evaluator = dict(type='DepthErrorMetric', crop='garg', **depth_range)
 test_evaluator = val_evaluator

@@ -14,8 +14,17 @@ dataset_type = 'NYUDataset'
 data_root = 'data/nyu'
 crop_size = (416, 544)
 depth_range = dict(min_depth=1e-3, max_depth=10.0)
-meta_keys = ('img_path', 'depth_map_path', 'ori_shape', 'img_shape', 'pad_shape',
-             'scale_factor', 'flip', 'flip_direction', 'crop_offset')
+meta_keys = (
+    'img_path',
+    'depth_map_path',
+    'ori_shape',
+    'img_shape',
+    'pad_shape',
+    'scale_factor',
+    'flip',
+    'flip_direction',
+    'crop_offset',
+)
 train_pipeline = [
     dict(type='CheckedLoadImageFromFile'),
     dict(type='LoadDepthPNG', depth_scale=1000),
@@ -23,8 +32,13 @@ train_pipeline = [
     dict(type='RandomRotate', prob=0.5, degree=2.5, pad_val=0, seg_pad_val=0),
     dict(type='RandomFlip', prob=0.5),
     dict(type='RandomCrop', crop_size=crop_size),
-    dict(type='ColorAug', prob=0.5, gamma_range=(0.9, 1.1), brightness_range=(0.75, 1.25),
-         color_range=(0.9, 1.1)),
+    dict(
+        type='ColorAug',
+        prob=0.5,
+        gamma_range=(0.9, 1.1),
+        brightness_range=(0.75, 1.25),
+        color_range=(0.9, 1.1),
+    ),
     dict(type='PackSegInputs', meta_keys=meta_keys),
 ]
 test_pipeline = [
@@ -39,17 +53,26 @@ train_dataloader = dict(
     num_workers=2,
     persistent_workers=True,
     sampler=dict(type='InfiniteSampler', shuffle=True),
-    dataset=dict(type=dataset_type, data_root=data_root,
-                 data_prefix=dict(img_path='images/train', depth_map_path='annotations/train'),
-                 pipeline=train_pipeline))
+    dataset=dict(
+        type=dataset_type,
+        data_root=data_root,
+        data_prefix=dict(img_path='images/train', depth_map_path='annotations/train'),
+        pipeline=train_pipeline,
+    ),
+)
 val_dataloader = dict(
     batch_size=1,
     num_workers=2,
     persistent_workers=True,
     sampler=dict(type='DefaultSampler', shuffle=False),
-    dataset=dict(type=dataset_type, data_root=data_root, test_mode=True,
-                 data_prefix=dict(img_path='images/test', depth_map_path='annotations/test'),
-                 pipeline=test_pipeline))
+    dataset=dict(
+        type=dataset_type,
+        data_root=data_root,
+        test_mode=True,
+        data_prefix=dict(img_path='images/test', depth_map_path='annotations/test'),
+        pipeline=test_pipeline,
+    ),
+)
 test_dataloader = val_dataloader
 val_evaluator = dict(type='DepthErrorMetric', crop='nyu_eigen', **depth_range)
 test_evaluator = val_evaluator

@@ -5,5 +5,6 @@
 _base_ = ['./depth_estimator.py']
 model = dict(
     decode_head=dict(
-        type='DPTDepthHead', channels=256, readout_type='project',
-        classify=False, regression='relu'))
+        type='DPTDepthHead', channels=256, readout_type='project', classify=False, regression='relu'
+    )
+)

@@ -14,12 +14,17 @@ data_preprocessor = dict(
     bgr_to_rgb=True,
     size_divisor=1,
     pad_val=0,
-    seg_pad_val=0)  # padded depth (images of different sizes in a batch) reads "no measurement"
+    seg_pad_val=0,
+)  # padded depth (images of different sizes in a batch) reads "no measurement"
 model = dict(
     type='DepthEstimator',
     data_preprocessor=data_preprocessor,
-    decode_head=dict(loss_decode=[dict(type='SigLoss', warm_up_iters=100),
-                                  dict(type='GradientLoss', loss_weight=0.5,
-                                       dinov2_slicing=True)]),
+    decode_head=dict(
+        loss_decode=[
+            dict(type='SigLoss', warm_up_iters=100),
+            dict(type='GradientLoss', loss_weight=0.5, dinov2_slicing=True),
+        ]
+    ),
     train_cfg=dict(),
-    test_cfg=dict(mode='whole'))
+    test_cfg=dict(mode='whole'),
+)

@@ -7,5 +7,13 @@
 _base_ = ['./depth_estimator.py']
 model = dict(
     decode_head=dict(
-        type='LinearDepthHead', use_cls_token=True, upsample=4, with_bn=False, init_cfg=None,
-        classify=True, n_bins=256, norm_strategy='linear'))
+        type='LinearDepthHead',
+        use_cls_token=True,
+        upsample=4,
+        with_bn=False,
+        init_cfg=None,
+        classify=True,
+        n_bins=256,
+        norm_strategy='linear',
+    )
+)

@@ -7,7 +7,11 @@
 model = dict(
     type='EncoderDecoder',
     decode_head=dict(
-        type='LinearBNHead', norm_cfg=dict(type='SyncBN', requires_grad=True),
-        dropout_ratio=0.0, align_corners=False,
-        loss_decode=dict(type='CrossEntropyLoss', use_sigmoid=False, loss_weight=1.0)),
-    train_cfg=dict())
+        type='LinearBNHead',
+        norm_cfg=dict(type='SyncBN', requires_grad=True),
+        dropout_ratio=0.0,
+        align_corners=False,
+        loss_decode=dict(type='CrossEntropyLoss', use_sigmoid=False, loss_weight=1.0),
+    ),
+    train_cfg=dict(),
+)

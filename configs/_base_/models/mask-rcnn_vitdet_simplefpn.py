@@ -7,14 +7,16 @@ _base_ = ['./mask-rcnn_specvit_simplefpn.py']
 model = dict(
     # SimpleFeaturePyramid square_pad=1024: every image, train and test, padded to 1024x1024 with
     # 0 after normalisation (the mean colour), at the bottom / right
-    data_preprocessor=dict(pad_size_divisor=1024))
+    data_preprocessor=dict(pad_size_divisor=1024)
+)
 vitdet_backbone = dict(
-    img_size=1024,                # ViT(img_size=1024): the global blocks' relative position grid
-    pretrain_img_size=224,        # ViT default: pos_embed kept at the 14x14 pretraining grid ...
-    pos_embed_interp='vitdet',    # ... and resampled to the input grid each forward (get_abs_pos)
-    with_cls_token=False,         # no CLS token; the checkpoint's CLS slot is dropped
-    pos_embed_cls=False,          # (ViT default pretrain_use_cls_token=True)
-    rel_pos_bias='decomposed',    # use_rel_pos=True, rel_pos_zero_init=True (ViT default)
+    img_size=1024,  # ViT(img_size=1024): the global blocks' relative position grid
+    pretrain_img_size=224,  # ViT default: pos_embed kept at the 14x14 pretraining grid ...
+    pos_embed_interp='vitdet',  # ... and resampled to the input grid each forward (get_abs_pos)
+    with_cls_token=False,  # no CLS token; the checkpoint's CLS slot is dropped
+    pos_embed_cls=False,  # (ViT default pretrain_use_cls_token=True)
+    rel_pos_bias='decomposed',  # use_rel_pos=True, rel_pos_zero_init=True (ViT default)
     window_size=14,
-    window_padding='zeros',       # window_partition pads the normed tokens with zeros
-    final_norm=False)             # ViTDet's ViT has no final norm
+    window_padding='zeros',  # window_partition pads the normed tokens with zeros
+    final_norm=False,
+)  # ViTDet's ViT has no final norm

@@ -7,18 +7,36 @@ data_preprocessor = dict(
     bgr_to_rgb=True,
     pad_val=0,
     seg_pad_val=255,
-    size_divisor=8)
+    size_divisor=8,
+)
 model = dict(
     type='EncoderDecoder',
     data_preprocessor=data_preprocessor,
     backbone=dict(
         type='SpecViT',
-        img_size=128, patch_size=8, embed_dims=128, num_layers=6, num_heads=4, mlp_ratio=4.0,
-        out_indices=(5, ), final_norm=True, drop_path_rate=0.0),
+        img_size=128,
+        patch_size=8,
+        embed_dims=128,
+        num_layers=6,
+        num_heads=4,
+        mlp_ratio=4.0,
+        out_indices=(5,),
+        final_norm=True,
+        drop_path_rate=0.0,
+    ),
     decode_head=dict(
         type='FCNHead',
-        in_channels=128, channels=128, num_convs=1, kernel_size=3, concat_input=False,
-        num_classes=150, dropout_ratio=0.0, norm_cfg=norm_cfg, align_corners=False,
-        loss_decode=dict(type='CrossEntropyLoss', use_sigmoid=False, loss_weight=1.0)),
+        in_channels=128,
+        channels=128,
+        num_convs=1,
+        kernel_size=3,
+        concat_input=False,
+        num_classes=150,
+        dropout_ratio=0.0,
+        norm_cfg=norm_cfg,
+        align_corners=False,
+        loss_decode=dict(type='CrossEntropyLoss', use_sigmoid=False, loss_weight=1.0),
+    ),
     train_cfg=dict(),
-    test_cfg=dict(mode='whole'))
+    test_cfg=dict(mode='whole'),
+)

@@ -2,7 +2,8 @@
 optim_wrapper = dict(
     type='FiniteLossOptimWrapper',
     optimizer=dict(type='AdamW', lr=1e-3, betas=(0.9, 0.999), weight_decay=0.05),
-    clip_grad=dict(max_norm=1.0))
+    clip_grad=dict(max_norm=1.0),
+)
 max_iters = 500
 param_scheduler = [
     dict(type='LinearLR', start_factor=1e-3, by_epoch=False, begin=0, end=50),
@@ -17,4 +18,5 @@ default_hooks = dict(
     param_scheduler=dict(type='ParamSchedulerHook'),
     checkpoint=dict(type='CheckpointHook', by_epoch=False, interval=max_iters, max_keep_ckpts=2),
     sampler_seed=dict(type='DistSamplerSeedHook'),
-    visualization=dict(type='SegVisualizationHook'))
+    visualization=dict(type='SegVisualizationHook'),
+)

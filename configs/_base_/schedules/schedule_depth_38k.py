@@ -22,17 +22,35 @@ optim_wrapper = dict(
     type='FiniteLossOptimWrapper',
     optimizer=dict(type='AdamW', lr=1e-4, betas=(0.95, 0.999), weight_decay=0.01),
     clip_grad=dict(max_norm=35, norm_type=2),
-    paramwise_cfg=dict(custom_keys=dict(
-        pos_embed=dict(decay_mult=0.0), cls_token=dict(decay_mult=0.0),
-        norm=dict(decay_mult=0.0), backbone=dict(lr_mult=0.1))))
+    paramwise_cfg=dict(
+        custom_keys=dict(
+            pos_embed=dict(decay_mult=0.0),
+            cls_token=dict(decay_mult=0.0),
+            norm=dict(decay_mult=0.0),
+            backbone=dict(lr_mult=0.1),
+        )
+    ),
+)
 param_scheduler = [
     # mmengine's LinearLR reaches its end factor at step end - 1: 1 at 12,800, as mmcv's
     dict(type='LinearLR', start_factor=1e-3, by_epoch=False, begin=0, end=warmup_iters + 1),
     dict(type='CosineAnnealingLR', eta_min_ratio=1e-8, by_epoch=False, begin=0, end=max_iters),
-    dict(type='CosineAnnealingMomentum', eta_min=0.85, T_max=momentum_turn, by_epoch=False,
-         begin=0, end=momentum_turn + 1),
-    dict(type='CosineAnnealingMomentum', eta_min=0.95, T_max=max_iters - 1 - momentum_turn,
-         by_epoch=False, begin=momentum_turn, end=max_iters),
+    dict(
+        type='CosineAnnealingMomentum',
+        eta_min=0.85,
+        T_max=momentum_turn,
+        by_epoch=False,
+        begin=0,
+        end=momentum_turn + 1,
+    ),
+    dict(
+        type='CosineAnnealingMomentum',
+        eta_min=0.95,
+        T_max=max_iters - 1 - momentum_turn,
+        by_epoch=False,
+        begin=momentum_turn,
+        end=max_iters,
+    ),
 ]
 train_cfg = dict(type='IterBasedTrainLoop', max_iters=max_iters, val_interval=3200)
 val_cfg = dict(type='ValLoop')
@@ -41,7 +59,14 @@ default_hooks = dict(
     timer=dict(type='IterTimerHook'),
     logger=dict(type='LoggerHook', interval=50, log_metric_by_epoch=False),
     param_scheduler=dict(type='ParamSchedulerHook'),
-    checkpoint=dict(type='CheckpointHook', by_epoch=False, interval=3200, max_keep_ckpts=2,
-                    save_best='abs_rel', rule='less'),  # the hosted configs' save_best
+    checkpoint=dict(
+        type='CheckpointHook',
+        by_epoch=False,
+        interval=3200,
+        max_keep_ckpts=2,
+        save_best='abs_rel',
+        rule='less',
+    ),  # the hosted configs' save_best
     sampler_seed=dict(type='DistSamplerSeedHook'),
-    visualization=dict(type='SegVisualizationHook'))
+    visualization=dict(type='SegVisualizationHook'),
+)

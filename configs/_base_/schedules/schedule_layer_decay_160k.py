@@ -8,10 +8,12 @@
 # here as AmpOptimWrapper, in its finite-loss form); 160k iterations, checkpoint and validation
 # every 16k.
 optim_wrapper = dict(
-    type='FiniteLossAmpOptimWrapper', loss_scale='dynamic',
+    type='FiniteLossAmpOptimWrapper',
+    loss_scale='dynamic',
     optimizer=dict(type='AdamW', lr=1e-4, betas=(0.9, 0.999), weight_decay=0.05),
     constructor='LayerDecayOptimWrapperConstructor',
-    paramwise_cfg=dict(decay_rate=0.65))
+    paramwise_cfg=dict(decay_rate=0.65),
+)
 max_iters = 160000
 param_scheduler = [
     dict(type='LinearLR', start_factor=1e-6, by_epoch=False, begin=0, end=1500),
@@ -26,4 +28,5 @@ default_hooks = dict(
     param_scheduler=dict(type='ParamSchedulerHook'),
     checkpoint=dict(type='CheckpointHook', by_epoch=False, interval=16000, max_keep_ckpts=2),
     sampler_seed=dict(type='DistSamplerSeedHook'),
-    visualization=dict(type='SegVisualizationHook'))
+    visualization=dict(type='SegVisualizationHook'),
+)

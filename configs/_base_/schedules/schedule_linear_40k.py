@@ -11,7 +11,8 @@ optim_wrapper = dict(
     type='FiniteLossOptimWrapper',
     optimizer=dict(type='AdamW', lr=1e-3, betas=(0.9, 0.999), weight_decay=1e-4),
     constructor='LayerDecayOptimWrapperConstructor',
-    paramwise_cfg=dict(decay_rate=1.0))
+    paramwise_cfg=dict(decay_rate=1.0),
+)
 max_iters = 40000
 param_scheduler = [
     dict(type='LinearLR', start_factor=1e-6, by_epoch=False, begin=0, end=1500),
@@ -26,4 +27,5 @@ default_hooks = dict(
     param_scheduler=dict(type='ParamSchedulerHook'),
     checkpoint=dict(type='CheckpointHook', by_epoch=False, interval=10000, max_keep_ckpts=2),
     sampler_seed=dict(type='DistSamplerSeedHook'),
-    visualization=dict(type='SegVisualizationHook'))
+    visualization=dict(type='SegVisualizationHook'),
+)

@@ -11,13 +11,21 @@ optim_wrapper = dict(
     type='FiniteLossAmpOptimWrapper',
     optimizer=dict(type='AdamW', lr=1e-4, betas=(0.9, 0.999), weight_decay=0.1),
     constructor='LayerDecayOptimWrapperConstructor',
-    paramwise_cfg=dict(decay_rate=0.7,
-                       no_decay_regex=r'^backbone\.(pos_embed$|blocks\.\d+\.norm[12]\.|norm\.)'))
+    paramwise_cfg=dict(
+        decay_rate=0.7, no_decay_regex=r'^backbone\.(pos_embed$|blocks\.\d+\.norm[12]\.|norm\.)'
+    ),
+)
 max_iters = 184375
 param_scheduler = [
     dict(type='LinearLR', start_factor=0.001, by_epoch=False, begin=0, end=250),
-    dict(type='MultiStepLR', by_epoch=False, begin=0, end=max_iters,
-         milestones=[163889, 177546], gamma=0.1),
+    dict(
+        type='MultiStepLR',
+        by_epoch=False,
+        begin=0,
+        end=max_iters,
+        milestones=[163889, 177546],
+        gamma=0.1,
+    ),
 ]
 train_cfg = dict(type='IterBasedTrainLoop', max_iters=max_iters, val_interval=18438)
 val_cfg = dict(type='ValLoop')
@@ -28,6 +36,7 @@ default_hooks = dict(
     param_scheduler=dict(type='ParamSchedulerHook'),
     checkpoint=dict(type='CheckpointHook', by_epoch=False, interval=18438, max_keep_ckpts=2),
     sampler_seed=dict(type='DistSamplerSeedHook'),
-    visualization=dict(type='DetVisualizationHook'))
+    visualization=dict(type='DetVisualizationHook'),
+)
 # The lr above is for a total batch of 64; --cfg-options auto_scale_lr.enable=True rescales it.
 auto_scale_lr = dict(enable=False, base_batch_size=64)

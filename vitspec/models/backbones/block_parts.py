@@ -1,5 +1,6 @@
 """Which parts each SpecViT block is built from: the backbone's options mapped to classes once,
 at construction, so the blocks themselves never look at a flag."""
+
 from functools import partial
 from typing import Optional, Sequence, Tuple
 
@@ -28,8 +29,9 @@ def block_set(spec, num_layers: int, owner: str) -> set:
         return set()
     if isinstance(spec, str):
         if spec not in named:
-            raise ValueError(f'{owner}: {spec!r} is not one of {", ".join(named)}, an int or '
-                             f'a list')
+            raise ValueError(
+                f'{owner}: {spec!r} is not one of {", ".join(named)}, an int or a list'
+            )
         return set(range(named[spec]))
     if isinstance(spec, int):
         return set(range(spec))
@@ -39,13 +41,24 @@ def block_set(spec, num_layers: int, owner: str) -> set:
     return blocks
 
 
-def block_parts(num_heads: int, mlp_hidden: int, *, head_dim: Optional[int] = None,
-                qkv_bias: bool = True, talking_heads: bool = False, ffn_type: str = 'mlp',
-                window_size: int = 0, rel_pos_bias: Optional[str] = None,
-                rel_pos_size: Optional[Tuple[int, int]] = None, window_padding: str = 'masked',
-                layer_scale_init: Optional[float] = None, spec_norm: bool = False,
-                spec_layer_scale: bool = False, spec_qkv: bool = False,
-                lora_rank: Optional[int] = None) -> dict:
+def block_parts(
+    num_heads: int,
+    mlp_hidden: int,
+    *,
+    head_dim: Optional[int] = None,
+    qkv_bias: bool = True,
+    talking_heads: bool = False,
+    ffn_type: str = 'mlp',
+    window_size: int = 0,
+    rel_pos_bias: Optional[str] = None,
+    rel_pos_size: Optional[Tuple[int, int]] = None,
+    window_padding: str = 'masked',
+    layer_scale_init: Optional[float] = None,
+    spec_norm: bool = False,
+    spec_layer_scale: bool = False,
+    spec_qkv: bool = False,
+    lora_rank: Optional[int] = None,
+) -> dict:
     """The ``attn_layer``, ``mlp_layer``, ``norm_layer`` and ``ls_layer`` of one `Block`.
 
     ``mlp_hidden``: the width fc2 reads (SwiGLU: the gated width, fc1 twice it). ``spec_*``:
@@ -60,24 +73,43 @@ def block_parts(num_heads: int, mlp_hidden: int, *, head_dim: Optional[int] = No
     attn = TalkingHeadAttention if talking_heads else Attention
     ls_layer = None
     if layer_scale_init:
-        ls_layer = partial(SpecializedLayerScale if spec_layer_scale else LayerScale,
-                           init_value=layer_scale_init)
+        ls_layer = partial(
+            SpecializedLayerScale if spec_layer_scale else LayerScale, init_value=layer_scale_init
+        )
     return dict(
-        attn_layer=partial(attn, num_heads=num_heads, qkv_bias=qkv_bias, head_dim=head_dim,
-                           qkv_layer=qkv_layer, window_size=window_size,
-                           rel_pos_bias=rel_pos_bias, rel_pos_size=rel_pos_size,
-                           window_padding=window_padding),
+        attn_layer=partial(
+            attn,
+            num_heads=num_heads,
+            qkv_bias=qkv_bias,
+            head_dim=head_dim,
+            qkv_layer=qkv_layer,
+            window_size=window_size,
+            rel_pos_bias=rel_pos_bias,
+            rel_pos_size=rel_pos_size,
+            window_padding=window_padding,
+        ),
         mlp_layer=partial(FFN_TYPES[ffn_type], hidden=mlp_hidden),
         norm_layer=SpecializedLayerNorm if spec_norm else LayerNorm,
-        ls_layer=ls_layer)
+        ls_layer=ls_layer,
+    )
 
 
-def build_blocks(embed_dims: int, num_layers: int, num_heads: int, mlp_hidden: int,
-                 patch_grid: Tuple[int, int], *, layerwise_scaling: Optional[dict] = None,
-                 spec: Optional[dict] = None, window_size: int = 0,
-                 global_attn_indexes: Sequence[int] = (), drop_path_rate: float = 0.0,
-                 layer_scale_init: Optional[float] = None, rel_pos_bias: Optional[str] = None,
-                 **common) -> nn.ModuleList:
+def build_blocks(
+    embed_dims: int,
+    num_layers: int,
+    num_heads: int,
+    mlp_hidden: int,
+    patch_grid: Tuple[int, int],
+    *,
+    layerwise_scaling: Optional[dict] = None,
+    spec: Optional[dict] = None,
+    window_size: int = 0,
+    global_attn_indexes: Sequence[int] = (),
+    drop_path_rate: float = 0.0,
+    layer_scale_init: Optional[float] = None,
+    rel_pos_bias: Optional[str] = None,
+    **common,
+) -> nn.ModuleList:
     """SpecViT's self-attention blocks. ``layerwise_scaling``: the OpenELM options (per-block
     heads and MLP widths); ``spec``: the merged ``specialize`` options (None: none); blocks not in
     ``global_attn_indexes`` attend within windows when ``window_size``; relative position
@@ -88,8 +120,9 @@ def build_blocks(embed_dims: int, num_layers: int, num_heads: int, mlp_hidden: i
     if layerwise_scaling:
         ls = merge_options('SpecViT layerwise_scaling', layerwise_scaling, LAYERWISE_SCALING)
         head_dim = ls['head_dim']
-        widths = layerwise_widths(num_layers, embed_dims, head_dim, ls['alpha'], ls['beta'],
-                                  ffn_divisor=ls['ffn_divisor'])
+        widths = layerwise_widths(
+            num_layers, embed_dims, head_dim, ls['alpha'], ls['beta'], ffn_divisor=ls['ffn_divisor']
+        )
     spec = spec or dict(blocks=None, qkv_blocks=None, lora_rank=None)
     spec_blocks = block_set(spec['blocks'], num_layers, 'specialize.blocks')
     qkv_blocks = block_set(spec['qkv_blocks'], num_layers, 'specialize.qkv_blocks')
@@ -100,12 +133,21 @@ def build_blocks(embed_dims: int, num_layers: int, num_heads: int, mlp_hidden: i
         rel_pos_size = ((window, window) if window else patch_grid) if rel_pos_bias else None
         specialized = i in spec_blocks
         parts = block_parts(
-            heads, hidden, head_dim=head_dim, window_size=window, rel_pos_bias=rel_pos_bias,
-            rel_pos_size=rel_pos_size, layer_scale_init=layer_scale_init,
+            heads,
+            hidden,
+            head_dim=head_dim,
+            window_size=window,
+            rel_pos_bias=rel_pos_bias,
+            rel_pos_size=rel_pos_size,
+            layer_scale_init=layer_scale_init,
             spec_norm=bool(specialized and spec['norm']),
-            spec_layer_scale=bool(specialized and spec['layer_scale'] is not False
-                                  and layer_scale_init),
-            spec_qkv=i in qkv_blocks, lora_rank=spec['lora_rank'], **common)
+            spec_layer_scale=bool(
+                specialized and spec['layer_scale'] is not False and layer_scale_init
+            ),
+            spec_qkv=i in qkv_blocks,
+            lora_rank=spec['lora_rank'],
+            **common,
+        )
         drop_path = drop_path_rate * i / max(num_layers - 1, 1)
         blocks.append(Block(embed_dims, drop_path=drop_path, **parts))
     return blocks

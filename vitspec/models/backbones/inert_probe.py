@@ -5,6 +5,7 @@ come from a plain checkpoint's shared weights (LoRA factors at their init, B = 0
 the plain backbone's to the last bit; Token Graying on a backbone that was never trained with it
 only feeds the frozen weights inputs they never saw. Either way the probe measures nothing.
 """
+
 from vitspec.errors import InertProbeError
 from vitspec.layers.specialized import is_cls_key
 
@@ -22,11 +23,13 @@ def refuse_inert_probe(backbone, filled, source_cfg, source: str):
         raise InertProbeError(
             f'{source} has no CLS/patch-specialized weights: all {len(cls_keys)} CLS copies of '
             f'this specialized backbone start from the shared ones, and a frozen backbone keeps '
-            f'them so, which gives exactly the plain backbone\'s features. Probe a checkpoint '
-            f'pretrained with specialization, or fine-tune (frozen_stages=-1) so the copies train.')
+            f"them so, which gives exactly the plain backbone's features. Probe a checkpoint "
+            f'pretrained with specialization, or fine-tune (frozen_stages=-1) so the copies train.'
+        )
     if backbone.token_graying is not None and not (source_cfg or {}).get('token_graying'):
         raise InertProbeError(
             f'{source} does not record pretraining with Token Graying (meta["backbone_cfg"] '
             f'has no token_graying): a frozen backbone would see graying-conditioned inputs its '
             f'weights never learned. Probe a checkpoint pretrained with Token Graying, or '
-            f'fine-tune (frozen_stages=-1) with it.')
+            f'fine-tune (frozen_stages=-1) with it.'
+        )

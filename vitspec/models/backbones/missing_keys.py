@@ -1,4 +1,5 @@
 """Checkpoint keys SpecViT can fill itself when a checkpoint lacks them."""
+
 import re
 
 from vitspec.layers.specialized import is_cls_key, shared_key

@@ -1,4 +1,5 @@
 """Checking the option dicts of a backbone config: unknown keys name the closest valid one."""
+
 import difflib
 
 

@@ -1,4 +1,5 @@
 """SpecViT: one plain-ViT backbone whose options switch the backbone techniques on."""
+
 import inspect
 from typing import Sequence, Union
 
@@ -24,8 +25,14 @@ from .missing_keys import fill_missing_keys
 from .options import merge_options, unknown_key_error
 
 # layer_scale=None: specialize the LayerScales when the backbone has them
-SPECIALIZE = dict(norm=True, layer_scale=None, blocks='all', qkv_blocks='first_third',
-                  lora_rank=None, registers='patch')
+SPECIALIZE = dict(
+    norm=True,
+    layer_scale=None,
+    blocks='all',
+    qkv_blocks='first_third',
+    lora_rank=None,
+    registers='patch',
+)
 TOKEN_GRAYING = dict(mode='dct', eps=None)
 
 
@@ -74,39 +81,41 @@ class SpecViT(BaseModule):
         while img_size still sets the global blocks' relative position grid.
     """
 
-    def __init__(self,
-                 img_size: Union[int, Sequence[int]] = 224,
-                 patch_size: int = 16,
-                 in_channels: int = 3,
-                 embed_dims: int = 768,
-                 num_layers: int = 12,
-                 num_heads: int = 12,
-                 mlp_ratio: float = 4.0,
-                 ffn_type: str = 'mlp',
-                 qkv_bias: bool = True,
-                 num_register_tokens: int = 0,
-                 pos_embed_cls: bool = True,
-                 pos_embed_interp: str = 'timm',
-                 layer_scale_init: float = None,
-                 num_class_attn_layers: int = 0,
-                 talking_heads: bool = False,
-                 layerwise_scaling: dict = None,
-                 token_graying: dict = None,
-                 specialize: dict = None,
-                 window_size: int = 0,
-                 global_attn_indexes: Sequence[int] = (),
-                 window_padding: str = 'masked',
-                 rel_pos_bias: str = None,
-                 with_cls_token: bool = True,
-                 pretrain_img_size: Union[int, Sequence[int]] = None,
-                 out_indices: Union[int, Sequence[int]] = -1,
-                 final_norm: bool = True,
-                 output_cls_token: bool = False,
-                 drop_path_rate: float = 0.0,
-                 with_cp: bool = False,
-                 frozen_stages: int = -1,
-                 init_cfg=None,
-                 **unknown):
+    def __init__(
+        self,
+        img_size: Union[int, Sequence[int]] = 224,
+        patch_size: int = 16,
+        in_channels: int = 3,
+        embed_dims: int = 768,
+        num_layers: int = 12,
+        num_heads: int = 12,
+        mlp_ratio: float = 4.0,
+        ffn_type: str = 'mlp',
+        qkv_bias: bool = True,
+        num_register_tokens: int = 0,
+        pos_embed_cls: bool = True,
+        pos_embed_interp: str = 'timm',
+        layer_scale_init: float = None,
+        num_class_attn_layers: int = 0,
+        talking_heads: bool = False,
+        layerwise_scaling: dict = None,
+        token_graying: dict = None,
+        specialize: dict = None,
+        window_size: int = 0,
+        global_attn_indexes: Sequence[int] = (),
+        window_padding: str = 'masked',
+        rel_pos_bias: str = None,
+        with_cls_token: bool = True,
+        pretrain_img_size: Union[int, Sequence[int]] = None,
+        out_indices: Union[int, Sequence[int]] = -1,
+        final_norm: bool = True,
+        output_cls_token: bool = False,
+        drop_path_rate: float = 0.0,
+        with_cp: bool = False,
+        frozen_stages: int = -1,
+        init_cfg=None,
+        **unknown,
+    ):
         if unknown:
             raise unknown_key_error('SpecViT', next(iter(unknown)), _init_args(type(self)))
         super().__init__(init_cfg=init_cfg)
@@ -120,8 +129,7 @@ class SpecViT(BaseModule):
         self.num_register_tokens = num_register_tokens
         self.class_attn = num_class_attn_layers > 0
         self.with_cls_token = with_cls_token
-        self.num_prefix_tokens = (0 if self.class_attn else
-                                  int(with_cls_token) + num_register_tokens)
+        self.num_prefix_tokens = 0 if self.class_attn else int(with_cls_token) + num_register_tokens
         self.pos_embed_cls = pos_embed_cls
         self.pos_embed_interp = pos_embed_interp
         self.final_norm = final_norm
@@ -132,29 +140,40 @@ class SpecViT(BaseModule):
         out_indices = [out_indices] if isinstance(out_indices, int) else list(out_indices)
         self.out_indices = [i % num_layers for i in out_indices]
 
-        spec = (None if specialize in (None, False) else
-                merge_options('SpecViT specialize', specialize, SPECIALIZE))
+        spec = (
+            None
+            if specialize in (None, False)
+            else merge_options('SpecViT specialize', specialize, SPECIALIZE)
+        )
         if self.class_attn and (spec or num_register_tokens or pos_embed_cls or output_cls_token):
-            raise ValueError('class-attention layers (CaiT) keep the CLS token out of the '
-                             'self-attention stage: use them with pos_embed_cls=False, without '
-                             'registers, specialize or output_cls_token')
+            raise ValueError(
+                'class-attention layers (CaiT) keep the CLS token out of the '
+                'self-attention stage: use them with pos_embed_cls=False, without '
+                'registers, specialize or output_cls_token'
+            )
         if spec and spec['layer_scale'] and not layer_scale_init:
-            raise ValueError('specialize.layer_scale=True needs a backbone with LayerScale '
-                             '(layer_scale_init); this one has none, so there is nothing to '
-                             'specialize: set specialize.layer_scale=False (or None)')
-        if not with_cls_token and (pos_embed_cls or spec or self.class_attn or output_cls_token
-                                   or rel_pos_bias == 'table'):
-            raise ValueError('with_cls_token=False builds no CLS token (ViTDet): set '
-                             'pos_embed_cls=False, and use it without specialize, class-attention '
-                             "layers, output_cls_token or rel_pos_bias='table' (all need CLS)")
+            raise ValueError(
+                'specialize.layer_scale=True needs a backbone with LayerScale '
+                '(layer_scale_init); this one has none, so there is nothing to '
+                'specialize: set specialize.layer_scale=False (or None)'
+            )
+        if not with_cls_token and (
+            pos_embed_cls or spec or self.class_attn or output_cls_token or rel_pos_bias == 'table'
+        ):
+            raise ValueError(
+                'with_cls_token=False builds no CLS token (ViTDet): set '
+                'pos_embed_cls=False, and use it without specialize, class-attention '
+                "layers, output_cls_token or rel_pos_bias='table' (all need CLS)"
+            )
         if talking_heads and (rel_pos_bias or window_padding != 'masked'):
             raise ValueError('talking heads have neither relative position bias nor windows')
         self.num_cls = 0 if self.class_attn or not with_cls_token else 1
         if spec and spec['registers'] == 'cls':
             self.num_cls += num_register_tokens
         elif spec and spec['registers'] != 'patch':
-            raise ValueError(f"specialize.registers must be 'patch' or 'cls', "
-                             f"got {spec['registers']!r}")
+            raise ValueError(
+                f"specialize.registers must be 'patch' or 'cls', got {spec['registers']!r}"
+            )
 
         if token_graying:
             tg = merge_options('SpecViT token_graying', token_graying, TOKEN_GRAYING)
@@ -163,8 +182,11 @@ class SpecViT(BaseModule):
             self.token_graying = None
         self.patch_embed = PatchEmbed(patch_size, in_channels, embed_dims)
         self.cls_token = nn.Parameter(torch.zeros(1, 1, embed_dims)) if with_cls_token else None
-        self.reg_token = (nn.Parameter(torch.zeros(1, num_register_tokens, embed_dims))
-                          if num_register_tokens else None)
+        self.reg_token = (
+            nn.Parameter(torch.zeros(1, num_register_tokens, embed_dims))
+            if num_register_tokens
+            else None
+        )
         num_pos = self.grid_size[0] * self.grid_size[1] + int(pos_embed_cls)
         self.pos_embed = nn.Parameter(torch.zeros(1, num_pos, embed_dims))
 
@@ -176,17 +198,35 @@ class SpecViT(BaseModule):
         if self.class_attn and ffn_type != 'mlp':
             raise ValueError("class-attention layers (CaiT) use the plain MLP: ffn_type='mlp'")
         self.blocks = build_blocks(
-            embed_dims, num_layers, num_heads, mlp_hidden,
+            embed_dims,
+            num_layers,
+            num_heads,
+            mlp_hidden,
             patch_grid=(img_size[0] // patch_size, img_size[1] // patch_size),
-            layerwise_scaling=layerwise_scaling, spec=spec, window_size=window_size,
-            global_attn_indexes=global_attn_indexes, drop_path_rate=drop_path_rate,
-            qkv_bias=qkv_bias, talking_heads=talking_heads, ffn_type=ffn_type,
-            rel_pos_bias=rel_pos_bias, window_padding=window_padding,
-            layer_scale_init=layer_scale_init)
-        self.blocks_token_only = nn.ModuleList([
-            ClassAttentionBlock(embed_dims, num_heads, mlp_ratio, qkv_bias, layer_scale_init)
-            for _ in range(num_class_attn_layers)
-        ]) if self.class_attn else None
+            layerwise_scaling=layerwise_scaling,
+            spec=spec,
+            window_size=window_size,
+            global_attn_indexes=global_attn_indexes,
+            drop_path_rate=drop_path_rate,
+            qkv_bias=qkv_bias,
+            talking_heads=talking_heads,
+            ffn_type=ffn_type,
+            rel_pos_bias=rel_pos_bias,
+            window_padding=window_padding,
+            layer_scale_init=layer_scale_init,
+        )
+        self.blocks_token_only = (
+            nn.ModuleList(
+                [
+                    ClassAttentionBlock(
+                        embed_dims, num_heads, mlp_ratio, qkv_bias, layer_scale_init
+                    )
+                    for _ in range(num_class_attn_layers)
+                ]
+            )
+            if self.class_attn
+            else None
+        )
         self.norm = LayerNorm(embed_dims)
         self._freeze_stages()  # before any DDP wrapper records which parameters train
 
@@ -207,8 +247,9 @@ class SpecViT(BaseModule):
     def fill_missing(self, sd: dict, missing) -> list:
         """Adds to ``sd`` the ``missing`` keys this backbone can start itself (see
         `fill_missing_keys`); returns them."""
-        return fill_missing_keys(self.state_dict(), sd, missing,
-                                 identity_layer_scale=self.layer_scale_init == 1.0)
+        return fill_missing_keys(
+            self.state_dict(), sd, missing, identity_layer_scale=self.layer_scale_init == 1.0
+        )
 
     def get_layer_depth(self, param_name: str, prefix: str = ''):
         """(depth of the parameter, number of depths) for layer-wise lr decay: 0 for the
@@ -217,7 +258,7 @@ class SpecViT(BaseModule):
         total = self.num_layers + num_ca + 2
         if not param_name.startswith(prefix):
             return total - 1, total
-        name = param_name[len(prefix):]
+        name = param_name[len(prefix) :]
         if name.startswith(('patch_embed', 'cls_token', 'reg_token', 'pos_embed')):
             return 0, total
         if name.startswith('blocks.'):
@@ -229,8 +270,9 @@ class SpecViT(BaseModule):
     def _embed(self, x: torch.Tensor):
         x, hw = self.patch_embed(x)
         num_pos_prefix = int(self.pos_embed_cls)
-        pos = resample_pos_embed(self.pos_embed, hw, self.grid_size, num_pos_prefix,
-                                 self.pos_embed_interp)
+        pos = resample_pos_embed(
+            self.pos_embed, hw, self.grid_size, num_pos_prefix, self.pos_embed_interp
+        )
         x = x + pos[:, num_pos_prefix:]
         if self.class_attn:  # CaiT: the self-attention stage sees the patches only
             return x, hw
@@ -257,7 +299,7 @@ class SpecViT(BaseModule):
                 x = blk(x, layout)
             if i in self.out_indices:
                 y = self.norm(x) if self.final_norm else x
-                fmap = y[:, self.num_prefix_tokens:].transpose(1, 2).reshape(B, -1, h, w)
+                fmap = y[:, self.num_prefix_tokens :].transpose(1, 2).reshape(B, -1, h, w)
                 outs.append((fmap, y[:, 0]) if self.output_cls_token else fmap)
         return tuple(outs)
 
@@ -276,7 +318,7 @@ class SpecViT(BaseModule):
             self.norm.requires_grad_(False)
         if self.frozen_stages < 0:
             return
-        frozen = [self.patch_embed, *self.blocks[:self.frozen_stages]]
+        frozen = [self.patch_embed, *self.blocks[: self.frozen_stages]]
         if self.frozen_stages >= self.num_layers:
             frozen.append(self.norm)
         for m in frozen:

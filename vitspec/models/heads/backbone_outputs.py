@@ -7,6 +7,8 @@ def split_cls(item, cls_needed_by: str = None) -> tuple:
     ``cls_needed_by`` names the setting that needs it."""
     fmap, cls = item if isinstance(item, (tuple, list)) else (item, None)
     if cls is None and cls_needed_by:
-        raise ValueError(f'{cls_needed_by} needs (map, cls) backbone outputs: set '
-                         'output_cls_token=True on the backbone')
+        raise ValueError(
+            f'{cls_needed_by} needs (map, cls) backbone outputs: set '
+            'output_cls_token=True on the backbone'
+        )
     return fmap, cls

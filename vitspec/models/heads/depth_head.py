@@ -1,4 +1,5 @@
 """What the depth heads share: depth from logits (bins or regression), losses, prediction."""
+
 from typing import List, Sequence
 
 import torch
@@ -20,13 +21,22 @@ class DepthHead(BaseModule):
     (ReLU + 0.1, then divide by the sum, as DINOv2) or 'softmax'. Otherwise the single channel
     is regressed: 'relu' (ReLU + min_depth) or 'sigmoid' (sigmoid * max_depth).
     """
+
     num_classes = 1  # what EncoderDecoder reads: the output is one depth channel
     out_channels = 1
 
-    def __init__(self, min_depth: float = 1e-3, max_depth: float = 10.0, classify: bool = False,
-                 n_bins: int = 256, norm_strategy: str = 'linear', regression: str = 'relu',
-                 loss_decode=(dict(type='SigLoss'), ), align_corners: bool = False,
-                 init_cfg=None):
+    def __init__(
+        self,
+        min_depth: float = 1e-3,
+        max_depth: float = 10.0,
+        classify: bool = False,
+        n_bins: int = 256,
+        norm_strategy: str = 'linear',
+        regression: str = 'relu',
+        loss_decode=(dict(type='SigLoss'),),
+        align_corners: bool = False,
+        init_cfg=None,
+    ):
         super().__init__(init_cfg=init_cfg)
         if norm_strategy not in NORM_STRATEGIES:
             raise ValueError(f'norm_strategy {norm_strategy!r} is not one of {NORM_STRATEGIES}')
@@ -35,8 +45,7 @@ class DepthHead(BaseModule):
         self.min_depth, self.max_depth = min_depth, max_depth
         self.classify, self.norm_strategy, self.regression = classify, norm_strategy, regression
         self.out_dims = n_bins if classify else 1
-        self.register_buffer('bins', torch.linspace(min_depth, max_depth, n_bins),
-                             persistent=False)
+        self.register_buffer('bins', torch.linspace(min_depth, max_depth, n_bins), persistent=False)
         self.align_corners = align_corners
         losses = [loss_decode] if isinstance(loss_decode, dict) else list(loss_decode)
         self.losses = nn.ModuleList(MODELS.build(cfg) for cfg in losses)
@@ -61,8 +70,12 @@ class DepthHead(BaseModule):
 
     def loss(self, inputs: Sequence, batch_data_samples: list, train_cfg=None) -> dict:
         gt = torch.stack([s.gt_depth_map.data for s in batch_data_samples]).float()
-        depth = F.interpolate(self.forward(inputs), size=gt.shape[-2:], mode='bilinear',
-                              align_corners=self.align_corners)
+        depth = F.interpolate(
+            self.forward(inputs),
+            size=gt.shape[-2:],
+            mode='bilinear',
+            align_corners=self.align_corners,
+        )
         out = {}
         for loss in self.losses:
             out[loss.loss_name] = out.get(loss.loss_name, 0) + loss(depth, gt)
@@ -77,5 +90,6 @@ class DepthHead(BaseModule):
         else:
             size = meta.get('pad_shape', meta['img_shape'])[:2]
         depth = self.forward(inputs).clamp(self.min_depth, self.max_depth)
-        return F.interpolate(depth, size=tuple(size), mode='bilinear',
-                             align_corners=self.align_corners)
+        return F.interpolate(
+            depth, size=tuple(size), mode='bilinear', align_corners=self.align_corners
+        )

@@ -1,4 +1,5 @@
 """DPT decoder (Ranftl et al. 2021) for depth from four ViT layers, as DINOv2 evaluates it."""
+
 from typing import Sequence
 
 import torch
@@ -39,8 +40,7 @@ class FusionBlock(nn.Module):
         if skip is not None:
             if x.shape[-2:] != skip.shape[-2:]:  # odd grids: the stride-2 level rounds up
                 # DINOv2 (FeatureFusionBlock) resizes the skip to the coarser path, not back
-                skip = F.interpolate(skip, size=x.shape[-2:], mode='bilinear',
-                                     align_corners=False)
+                skip = F.interpolate(skip, size=x.shape[-2:], mode='bilinear', align_corners=False)
             x = x + self.skip_unit(skip)
         x = F.interpolate(self.unit(x), scale_factor=2, mode='bilinear', align_corners=True)
         return self.project(x)
@@ -71,31 +71,48 @@ class DPTDepthHead(DepthHead):
             [token, cls]), 'add' or 'ignore'.
     """
 
-    def __init__(self, embed_dims: int, post_process_channels: Sequence[int] = None,
-                 channels: int = 256, readout_type: str = 'project', **kwargs):
+    def __init__(
+        self,
+        embed_dims: int,
+        post_process_channels: Sequence[int] = None,
+        channels: int = 256,
+        readout_type: str = 'project',
+        **kwargs,
+    ):
         kwargs.setdefault('init_cfg', dict(type='Kaiming', layer='Conv2d'))
         super().__init__(**kwargs)
         if readout_type not in READOUTS:
             raise ValueError(f'readout_type {readout_type!r} is not one of {READOUTS}')
-        post = post_process_channels or [embed_dims // 8, embed_dims // 4, embed_dims // 2,
-                                         embed_dims]
+        post = post_process_channels or [
+            embed_dims // 8,
+            embed_dims // 4,
+            embed_dims // 2,
+            embed_dims,
+        ]
         if len(post) != 4:
             raise ValueError(f'DPTDepthHead needs 4 post_process_channels, got {post}')
         self.readout_type = readout_type
-        self.readouts = nn.ModuleList(
-            nn.Sequential(nn.Linear(2 * embed_dims, embed_dims), nn.GELU()) for _ in range(4)
-        ) if readout_type == 'project' else None
+        self.readouts = (
+            nn.ModuleList(
+                nn.Sequential(nn.Linear(2 * embed_dims, embed_dims), nn.GELU()) for _ in range(4)
+            )
+            if readout_type == 'project'
+            else None
+        )
         self.projects = nn.ModuleList(nn.Conv2d(embed_dims, c, 1) for c in post)
         self.resizes = nn.ModuleList(resize_layer(c, i) for i, c in enumerate(post))
         self.to_channels = nn.ModuleList(
-            nn.Conv2d(c, channels, 3, padding=1, bias=False) for c in post)
+            nn.Conv2d(c, channels, 3, padding=1, bias=False) for c in post
+        )
         self.fusions = nn.ModuleList(FusionBlock(channels, with_skip=i < 3) for i in range(4))
         self.project = nn.Sequential(nn.Conv2d(channels, channels, 3, padding=1), nn.ReLU())
         self.head = nn.Sequential(
             nn.Conv2d(channels, channels // 2, 3, padding=1),
             nn.Upsample(scale_factor=2, mode='bilinear', align_corners=True),
-            nn.Conv2d(channels // 2, 32, 3, padding=1), nn.ReLU(),
-            nn.Conv2d(32, self.out_dims, 1))
+            nn.Conv2d(channels // 2, 32, 3, padding=1),
+            nn.ReLU(),
+            nn.Conv2d(32, self.out_dims, 1),
+        )
 
     def _readout(self, level: int, item) -> torch.Tensor:
         if self.readout_type == 'ignore':
@@ -111,9 +128,12 @@ class DPTDepthHead(DepthHead):
     def logits(self, inputs: Sequence) -> torch.Tensor:
         if len(inputs) != 4:
             raise ValueError(f'DPTDepthHead takes 4 backbone outputs, got {len(inputs)}')
-        levels = [conv(resize(project(self._readout(i, item))))
-                  for i, (item, project, resize, conv) in enumerate(
-                      zip(inputs, self.projects, self.resizes, self.to_channels))]
+        levels = [
+            conv(resize(project(self._readout(i, item))))
+            for i, (item, project, resize, conv) in enumerate(
+                zip(inputs, self.projects, self.resizes, self.to_channels)
+            )
+        ]
         x = self.fusions[3](levels[3])
         for level in (2, 1, 0):
             x = self.fusions[level](x, levels[level])

@@ -1,4 +1,5 @@
 """DINOv2's linear segmentation probe: BatchNorm and a 1x1 conv on concatenated layers."""
+
 from typing import Sequence
 
 from mmcv.cnn import build_norm_layer
@@ -16,14 +17,20 @@ class LinearBNHead(BaseDecodeHead):
     segmentor. Entries that are ``(map, cls_token)`` pairs use the map only.
     mmseg 1.x has no such head (DINOv2's BNHead is mmseg 0.x code)."""
 
-    def __init__(self, in_channels: Sequence[int], in_index=None, dropout_ratio: float = 0.0,
-                 **kwargs):
+    def __init__(
+        self, in_channels: Sequence[int], in_index=None, dropout_ratio: float = 0.0, **kwargs
+    ):
         if isinstance(in_channels, int):
             raise TypeError('LinearBNHead: in_channels must be a list, one entry per layer')
         in_index = list(range(len(in_channels))) if in_index is None else in_index
-        super().__init__(in_channels=list(in_channels), channels=sum(in_channels),
-                         in_index=list(in_index), input_transform='resize_concat',
-                         dropout_ratio=dropout_ratio, **kwargs)
+        super().__init__(
+            in_channels=list(in_channels),
+            channels=sum(in_channels),
+            in_index=list(in_index),
+            input_transform='resize_concat',
+            dropout_ratio=dropout_ratio,
+            **kwargs,
+        )
         if self.norm_cfg is None:
             raise ValueError('LinearBNHead needs norm_cfg (e.g. dict(type="SyncBN"))')
         self.bn = build_norm_layer(self.norm_cfg, self.channels)[1]

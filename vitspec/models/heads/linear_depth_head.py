@@ -1,4 +1,5 @@
 """DINOv2's linear depth probe: a 1x1 conv on one or several concatenated layers (+ CLS)."""
+
 from typing import Sequence
 
 import torch
@@ -39,9 +40,17 @@ class LinearDepthHead(DepthHead):
         init_cfg: None keeps PyTorch's default conv init, as DINOv2's BNHead (no init_cfg).
     """
 
-    def __init__(self, in_channels: int, num_inputs: int = 1, use_cls_token: bool = True,
-                 upsample: int = 4, with_bn: bool = False, norm_cfg=dict(type='SyncBN'),
-                 init_cfg=None, **kwargs):
+    def __init__(
+        self,
+        in_channels: int,
+        num_inputs: int = 1,
+        use_cls_token: bool = True,
+        upsample: int = 4,
+        with_bn: bool = False,
+        norm_cfg=dict(type='SyncBN'),
+        init_cfg=None,
+        **kwargs,
+    ):
         super().__init__(init_cfg=init_cfg, **kwargs)
         self.num_inputs, self.use_cls_token, self.upsample = num_inputs, use_cls_token, upsample
         channels = in_channels * num_inputs * (2 if use_cls_token else 1)
@@ -50,16 +59,22 @@ class LinearDepthHead(DepthHead):
 
     def logits(self, inputs: Sequence) -> torch.Tensor:
         if len(inputs) != self.num_inputs:
-            raise ValueError(f'LinearDepthHead(num_inputs={self.num_inputs}) got {len(inputs)} '
-                             'backbone outputs: match it to the backbone out_indices')
+            raise ValueError(
+                f'LinearDepthHead(num_inputs={self.num_inputs}) got {len(inputs)} '
+                'backbone outputs: match it to the backbone out_indices'
+            )
         maps = patch_maps_with_cls(inputs, self.use_cls_token)
         size = maps[0].shape[-2:]
-        maps = [m if m.shape[-2:] == size else
-                F.interpolate(m, size=size, mode='bilinear', align_corners=self.align_corners)
-                for m in maps]
+        maps = [
+            m
+            if m.shape[-2:] == size
+            else F.interpolate(m, size=size, mode='bilinear', align_corners=self.align_corners)
+            for m in maps
+        ]
         # The 1x1 conv (and BN in eval mode) is a per-pixel affine map whose weights sum to one
         # under bilinear resizing, so it commutes with it and runs on the coarse grid: DINOv2
         # upsamples first, for the same logits at 16x the cost. The bins' ReLU comes after.
         logits = self.conv_depth(self.bn(torch.cat(maps, dim=1)))
-        return F.interpolate(logits, scale_factor=self.upsample, mode='bilinear',
-                             align_corners=self.align_corners)
+        return F.interpolate(
+            logits, scale_factor=self.upsample, mode='bilinear', align_corners=self.align_corners
+        )

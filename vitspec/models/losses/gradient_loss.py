@@ -7,6 +7,7 @@ its coarser scales subsample the batch. The loss is therefore exactly 0 for 1 or
 which is what DINOv2's depth numbers were trained with. ``dinov2_slicing=True`` reproduces that
 computation; the default differentiates along H and W of each sample.
 """
+
 import torch
 from mmseg.registry import MODELS
 from torch import nn
@@ -24,8 +25,9 @@ def gradient_matching(log_diff: torch.Tensor, mask: torch.Tensor) -> torch.Tenso
     return (dx.sum(dim=(1, 2)) + dy.sum(dim=(1, 2))) / count
 
 
-def dinov2_sliced_gradient(pred: torch.Tensor, target: torch.Tensor, eps: float,
-                           max_depth: float = None) -> torch.Tensor:
+def dinov2_sliced_gradient(
+    pred: torch.Tensor, target: torch.Tensor, eps: float, max_depth: float = None
+) -> torch.Tensor:
     """DINOv2's computation on (B, 1, H, W): strides 1, 2, 4, 6 and differences at distance 2,
     all on the first two axes (batch, channel); each scale divided by its number of valid
     pixels (an all-invalid scale gives 0 here, NaN there). Nonzero only from 3 images on."""
@@ -53,9 +55,15 @@ class GradientLoss(nn.Module):
             depth protocol; it contributes nothing at 2 images per GPU.
     """
 
-    def __init__(self, num_scales: int = 4, eps: float = 1e-3, max_depth: float = None,
-                 loss_weight: float = 1.0, loss_name: str = 'loss_grad',
-                 dinov2_slicing: bool = False):
+    def __init__(
+        self,
+        num_scales: int = 4,
+        eps: float = 1e-3,
+        max_depth: float = None,
+        loss_weight: float = 1.0,
+        loss_name: str = 'loss_grad',
+        dinov2_slicing: bool = False,
+    ):
         super().__init__()
         self.num_scales, self.eps, self.max_depth = num_scales, eps, max_depth
         self.loss_weight, self._loss_name = loss_weight, loss_name
@@ -74,19 +82,21 @@ class GradientLoss(nn.Module):
         log_diff = (torch.log(pred + self.eps) - torch.log(target + self.eps)) * mask
         total = pred.new_zeros(pred.shape[0])
         for scale in range(self.num_scales):
-            step = 2 ** scale
-            total = total + gradient_matching(log_diff[:, ::step, ::step],
-                                              mask[:, ::step, ::step])
+            step = 2**scale
+            total = total + gradient_matching(log_diff[:, ::step, ::step], mask[:, ::step, ::step])
         return total
 
     def forward(self, pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
         if pred.shape != target.shape:
-            raise ValueError(f'GradientLoss: prediction {tuple(pred.shape)} and target '
-                             f'{tuple(target.shape)} differ in shape')
+            raise ValueError(
+                f'GradientLoss: prediction {tuple(pred.shape)} and target '
+                f'{tuple(target.shape)} differ in shape'
+            )
         if self.dinov2_slicing:
             if pred.dim() != 4 or pred.shape[1] != 1:
-                raise ValueError('GradientLoss(dinov2_slicing=True) reproduces DINOv2 on '
-                                 f'(B, 1, H, W) depth maps, got {tuple(pred.shape)}')
-            return self.loss_weight * dinov2_sliced_gradient(pred, target, self.eps,
-                                                             self.max_depth)
+                raise ValueError(
+                    'GradientLoss(dinov2_slicing=True) reproduces DINOv2 on '
+                    f'(B, 1, H, W) depth maps, got {tuple(pred.shape)}'
+                )
+            return self.loss_weight * dinov2_sliced_gradient(pred, target, self.eps, self.max_depth)
         return self.loss_weight * self.per_sample(pred, target).mean()

@@ -1,4 +1,5 @@
 """Scale-invariant log loss in the form DINOv2's depth heads train with (AdaBins)."""
+
 import torch
 from mmengine.logging import MessageHub
 from mmseg.registry import MODELS
@@ -21,11 +22,19 @@ class SigLoss(nn.Module):
     iteration, read from the MessageHub) only the mean term is used, as DINOv2's warm_up does.
     """
 
-    def __init__(self, mean_weight: float = 0.15, eps: float = 1e-3, max_depth: float = None,
-                 warm_up_iters: int = 0, loss_weight: float = 1.0, loss_name: str = 'loss_sig'):
+    def __init__(
+        self,
+        mean_weight: float = 0.15,
+        eps: float = 1e-3,
+        max_depth: float = None,
+        warm_up_iters: int = 0,
+        loss_weight: float = 1.0,
+        loss_name: str = 'loss_sig',
+    ):
         super().__init__()
         self.mean_weight, self.eps, self.max_depth = mean_weight, eps, max_depth
-        self.warm_up_iters, self.loss_weight, self._loss_name = warm_up_iters, loss_weight, loss_name
+        self.warm_up_iters, self.loss_weight = warm_up_iters, loss_weight
+        self._loss_name = loss_name
 
     @property
     def loss_name(self) -> str:
@@ -39,8 +48,10 @@ class SigLoss(nn.Module):
 
     def forward(self, pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
         if pred.shape != target.shape:
-            raise ValueError(f'SigLoss: prediction {tuple(pred.shape)} and target '
-                             f'{tuple(target.shape)} differ in shape')
+            raise ValueError(
+                f'SigLoss: prediction {tuple(pred.shape)} and target '
+                f'{tuple(target.shape)} differ in shape'
+            )
         mask = valid_depth(target, self.max_depth)
         if not mask.any():
             return pred.sum() * 0  # keeps the graph (DDP) without a NaN from sqrt(0)

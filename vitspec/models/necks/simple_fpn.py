@@ -1,4 +1,5 @@
 """ViTDet's simple feature pyramid: one single-scale ViT map to a multi-scale pyramid."""
+
 import math
 from typing import Sequence, Tuple
 
@@ -24,7 +25,7 @@ def resampler(channels: int, scale: float, norm_cfg: dict) -> Tuple[nn.Module, i
         raise ValueError(f'SimpleFPN scale factors must be powers of two, got {scale}')
     steps = int(steps)
     if steps <= 0:
-        return (nn.MaxPool2d(2 ** -steps, 2 ** -steps) if steps else nn.Identity()), channels
+        return (nn.MaxPool2d(2**-steps, 2**-steps) if steps else nn.Identity()), channels
     layers = []
     for i in range(steps):
         if i:
@@ -42,13 +43,15 @@ class SimpleFPN(BaseModule):
     stride-2 max-pools (kernel 1) of the coarsest one (P6), up to ``num_outs``.
     """
 
-    def __init__(self,
-                 in_channels: int,
-                 out_channels: int = 256,
-                 scale_factors: Sequence[float] = (4.0, 2.0, 1.0, 0.5),
-                 num_outs: int = 5,
-                 norm_cfg: dict = dict(type='LN2d', eps=1e-6),
-                 init_cfg=None):
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int = 256,
+        scale_factors: Sequence[float] = (4.0, 2.0, 1.0, 0.5),
+        num_outs: int = 5,
+        norm_cfg: dict = dict(type='LN2d', eps=1e-6),
+        init_cfg=None,
+    ):
         super().__init__(init_cfg=init_cfg)
         if num_outs < len(scale_factors):
             raise ValueError(f'num_outs={num_outs} < {len(scale_factors)} scale factors')
@@ -60,14 +63,20 @@ class SimpleFPN(BaseModule):
             module, channels = resampler(in_channels, scale, norm_cfg)
             self.resamplers.append(module)
             self.lateral_convs.append(
-                ConvModule(channels, out_channels, 1, norm_cfg=norm_cfg, act_cfg=None))
-            self.fpn_convs.append(ConvModule(out_channels, out_channels, 3, padding=1,
-                                             norm_cfg=norm_cfg, act_cfg=None))
+                ConvModule(channels, out_channels, 1, norm_cfg=norm_cfg, act_cfg=None)
+            )
+            self.fpn_convs.append(
+                ConvModule(
+                    out_channels, out_channels, 3, padding=1, norm_cfg=norm_cfg, act_cfg=None
+                )
+            )
 
     def forward(self, inputs: Sequence[torch.Tensor]) -> Tuple[torch.Tensor, ...]:
         x = inputs[-1]
-        outs = [fpn(lateral(resample(x))) for resample, lateral, fpn in
-                zip(self.resamplers, self.lateral_convs, self.fpn_convs)]
+        outs = [
+            fpn(lateral(resample(x)))
+            for resample, lateral, fpn in zip(self.resamplers, self.lateral_convs, self.fpn_convs)
+        ]
         while len(outs) < self.num_outs:
             outs.append(F.max_pool2d(outs[-1], 1, stride=2))
         return tuple(outs)

@@ -6,6 +6,14 @@
 #   python tools/convert_checkpoint.py mae_pretrain_vit_base.pth \
 #       pretrain/vit-b16_mae.pth --format mae
 backbone = dict(
-    type='SpecViT', img_size=224, patch_size=16, embed_dims=768, num_layers=12, num_heads=12,
-    mlp_ratio=4.0, qkv_bias=True, layer_scale_init=None,
-    init_cfg=dict(type='Pretrained', checkpoint='pretrain/vit-b16_mae.pth'))
+    type='SpecViT',
+    img_size=224,
+    patch_size=16,
+    embed_dims=768,
+    num_layers=12,
+    num_heads=12,
+    mlp_ratio=4.0,
+    qkv_bias=True,
+    layer_scale_init=None,
+    init_cfg=dict(type='Pretrained', checkpoint='pretrain/vit-b16_mae.pth'),
+)

@@ -7,7 +7,17 @@
 # Checkpoint: python tools/convert_checkpoint.py dinov2_vitg14_pretrain.pth \
 #     pretrain/vit-g14_dinov2.pth --format dinov2
 backbone = dict(
-    type='SpecViT', img_size=518, patch_size=14, embed_dims=1536, num_layers=40, num_heads=24,
-    mlp_ratio=4.0, ffn_type='swiglu', layer_scale_init=1e-5, pos_embed_interp='dinov2',
-    out_indices=(9, 19, 29, 39), final_norm=True,
-    init_cfg=dict(type='Pretrained', checkpoint='pretrain/vit-g14_dinov2.pth'))
+    type='SpecViT',
+    img_size=518,
+    patch_size=14,
+    embed_dims=1536,
+    num_layers=40,
+    num_heads=24,
+    mlp_ratio=4.0,
+    ffn_type='swiglu',
+    layer_scale_init=1e-5,
+    pos_embed_interp='dinov2',
+    out_indices=(9, 19, 29, 39),
+    final_norm=True,
+    init_cfg=dict(type='Pretrained', checkpoint='pretrain/vit-g14_dinov2.pth'),
+)

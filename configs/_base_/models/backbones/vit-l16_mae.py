@@ -6,6 +6,14 @@
 #   python tools/convert_checkpoint.py mae_pretrain_vit_large.pth \
 #       pretrain/vit-l16_mae.pth --format mae
 backbone = dict(
-    type='SpecViT', img_size=224, patch_size=16, embed_dims=1024, num_layers=24, num_heads=16,
-    mlp_ratio=4.0, qkv_bias=True, layer_scale_init=None,
-    init_cfg=dict(type='Pretrained', checkpoint='pretrain/vit-l16_mae.pth'))
+    type='SpecViT',
+    img_size=224,
+    patch_size=16,
+    embed_dims=1024,
+    num_layers=24,
+    num_heads=16,
+    mlp_ratio=4.0,
+    qkv_bias=True,
+    layer_scale_init=None,
+    init_cfg=dict(type='Pretrained', checkpoint='pretrain/vit-l16_mae.pth'),
+)
