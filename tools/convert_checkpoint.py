@@ -9,6 +9,10 @@ becomes ``ffn_type='swiglu'``:
 
     python tools/convert_checkpoint.py dinov2_vitg14_pretrain.pth pretrain/vit-g14_dinov2.pth \
         --format dinov2
+
+The head count is read off the weights where they show it (CaiT), else taken from the published
+models of the format (ViT-H/14: 16 heads, not 1280 / 64); a width without one needs
+``--num-heads``.
 """
 
 import argparse
@@ -26,7 +30,11 @@ def main(argv=None):
     parser.add_argument('dst', help='converted checkpoint to write')
     parser.add_argument('--format', required=True, choices=sorted(FORMATS))
     parser.add_argument(
-        '--num-heads', type=int, help='attention heads (default: embed_dims / 64, or read off CaiT)'
+        '--num-heads',
+        type=int,
+        help='attention heads, for a width the converter has no table entry for (default: read '
+        "off CaiT's talking heads, else the format's published widths: ViT-Ti 3, S 6, B 12, "
+        'L 16, H 16, g 24)',
     )
     args = parser.parse_args(argv)
     try:

@@ -18,6 +18,7 @@ from vitspec.apis.runner import (
     shutdown_distributed,
 )
 from vitspec.apis.vis_backends import BACKENDS, add_vis_backends
+from vitspec.apis.work_dir_lock import work_dir_owned
 
 
 def parse_args(argv=None):
@@ -66,9 +67,13 @@ def main(argv=None):
         cfg.resume, cfg.load_from = True, args.resume
     if args.amp:
         enable_amp(cfg)
-    runner = build_runner(cfg)
-    with empty_datasets_explained(cfg):
-        runner.train()
+    # Owned before the Runner is built: it writes its config copy into the work dir. Taken here,
+    # not by the config's runner, which cannot tell at __init__ whether it will train, and test
+    # runs (tools/test.py's default work dir is the training's) must not be refused.
+    with work_dir_owned(cfg.work_dir, cfg.launcher):
+        runner = build_runner(cfg)
+        with empty_datasets_explained(cfg):
+            runner.train()
     shutdown_distributed()
 
 

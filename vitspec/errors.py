@@ -19,3 +19,7 @@ class UnusedParameterError(RuntimeError):
 
 class InertProbeError(ValueError):
     """A frozen probe of a technique whose parameters all come from a plain checkpoint."""
+
+
+class WorkDirInUseError(RuntimeError):
+    """A training run started in a work dir that another live run owns."""

@@ -1,7 +1,7 @@
 """Every shipped config declares what a run does, so any train script (ours, mmseg's, mmdet's)
 runs it alike: vitspec imported, the safe-I/O, empty-dataset, unused-parameter and progress-bar
-hooks, a finite-loss optimizer wrapper; and every frozen-backbone probe, segmentation or depth,
-is guarded by the same LinearProbeHook."""
+hooks, a finite-loss optimizer wrapper, the strict-loading runner; and every frozen-backbone
+probe, segmentation or depth, is guarded by the same LinearProbeHook."""
 
 import pytest
 from mmengine.config import Config
@@ -30,6 +30,7 @@ def test_config_declares_the_run_behaviour(path):
     hooks = [h['type'] for h in cfg.custom_hooks]
     assert hooks[: len(RUN_HOOKS)] == RUN_HOOKS
     assert cfg.optim_wrapper.type in WRAPPERS
+    assert cfg.runner_type == 'StrictLoadRunner'  # load_from and resume refuse a misfit
     assert ('LinearProbeHook' in hooks) is frozen(cfg)
 
 

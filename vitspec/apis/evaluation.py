@@ -1,7 +1,7 @@
 """What tools/test.py does to a config and a Runner: prediction pictures, test-time augmentation,
 strict checkpoint loading, and the metrics it prints."""
 
-from vitspec.errors import CheckpointError
+from vitspec.engine.strict_load import load_checkpoint_strict
 from vitspec.fileio import using_safe_io
 
 
@@ -30,15 +30,10 @@ def enable_tta(cfg):
 
 
 def load_strict(runner, checkpoint: str):
-    """Unlike load_from (strict=False), a checkpoint of another model is an error here: a
-    test of half-loaded weights would print a wrong metric."""
-    try:
-        with using_safe_io():  # before runner.test(), so before SafeIOHook's before_run
-            runner.load_checkpoint(checkpoint, strict=True)
-    except RuntimeError as exc:
-        raise CheckpointError(
-            f'{checkpoint} does not fit the model of this config: {exc}'
-        ) from None
+    """A checkpoint of another model is an error here, whatever the config's runner_type: a test
+    of half-loaded weights would print a wrong metric."""
+    with using_safe_io():  # before runner.test(), so before SafeIOHook's before_run
+        load_checkpoint_strict(runner, checkpoint)
 
 
 def scalar_metrics(metrics: dict) -> dict:

@@ -6,7 +6,7 @@ import re
 from vitspec.errors import CheckpointError
 from vitspec.layers.swiglu import swiglu_hidden
 
-HEAD_DIM = 64  # ViT, DeiT, DINOv2, MAE; CaiT uses 48 but its talking heads reveal the count
+from .head_counts import heads_from_table
 
 
 def _count(sd: dict, prefix: str) -> int:
@@ -15,7 +15,12 @@ def _count(sd: dict, prefix: str) -> int:
 
 
 def infer_backbone_cfg(sd: dict, fmt: str, num_heads: int = None) -> dict:
-    """Read the architecture off the tensor shapes; ``num_heads`` only when not recoverable."""
+    """Read the architecture off the tensor shapes.
+
+    The head count comes from the weights where they show it (CaiT's talking heads), else from
+    ``num_heads`` when given, else from the table of the format's published widths; a width not
+    in it is a CheckpointError asking for ``num_heads`` (``--num-heads``), never a guess.
+    """
     for key in ('patch_embed.proj.weight', 'pos_embed', 'cls_token', 'blocks.0.attn.proj.weight'):
         if key not in sd:
             raise CheckpointError(f'not a ViT checkpoint in SpecViT layout: no {key!r}')
@@ -27,9 +32,7 @@ def infer_backbone_cfg(sd: dict, fmt: str, num_heads: int = None) -> dict:
         side = math.isqrt(num_pos - 1)
         if side * side != num_pos - 1:
             raise CheckpointError(f'pos_embed with {num_pos} rows is not a square grid')
-    if 'blocks.0.attn.proj_l.weight' in sd:
-        num_heads = sd['blocks.0.attn.proj_l.weight'].shape[0]
-    num_heads = num_heads or embed_dims // HEAD_DIM
+    num_heads = _num_heads(sd, fmt, embed_dims, num_heads)
     cfg = dict(
         img_size=side * patch,
         patch_size=patch,
@@ -48,6 +51,22 @@ def infer_backbone_cfg(sd: dict, fmt: str, num_heads: int = None) -> dict:
     if num_ca:
         cfg.update(num_class_attn_layers=num_ca, talking_heads='blocks.0.attn.proj_l.weight' in sd)
     return cfg
+
+
+def _num_heads(sd: dict, fmt: str, embed_dims: int, given) -> int:
+    if 'blocks.0.attn.proj_l.weight' in sd:  # talking heads mix the heads: one row per head
+        shown = sd['blocks.0.attn.proj_l.weight'].shape[0]
+        if given and given != shown:
+            raise CheckpointError(
+                f'num_heads={given} was given but the talking-heads weights '
+                f'(blocks.0.attn.proj_l) have {shown} heads'
+            )
+        return shown
+    if given:
+        if embed_dims % given:
+            raise CheckpointError(f'embed_dims {embed_dims} does not split into {given} heads')
+        return given
+    return heads_from_table(embed_dims, fmt)
 
 
 def _mlp(sd: dict, embed_dims: int) -> dict:

@@ -12,6 +12,7 @@ from vitspec.fileio import safe_torch_load
 from vitspec.layers import resample_pos_embed
 
 from .formats import SOURCE_ONLY_KEYS, convert_state_dict
+from .mismatch import describe_mismatch, find_mismatch
 
 WRAPPER_KEYS = ('state_dict', 'model', 'teacher', 'module')
 PREFIXES = ('module.', 'backbone.')
@@ -84,24 +85,11 @@ def load_state_dict_strict(model, sd: dict, source: str = 'checkpoint', assign: 
     own = model.state_dict()
     dropped = sorted(k for k in sd if k not in own and SOURCE_ONLY_KEYS.match(k))
     sd = {k: v for k, v in sd.items() if k not in dropped}
-    missing = [k for k in own if k not in sd]
-    unexpected = [k for k in sd if k not in own]
-    shapes = [
-        f'{k}: checkpoint {tuple(v.shape)} vs model {tuple(own[k].shape)}'
-        for k, v in sd.items()
-        if k in own and v.shape != own[k].shape
-    ]
-    filled = getattr(model, 'fill_missing', lambda sd, missing: [])(sd, missing)
-    missing = [k for k in missing if k not in filled]
-    if missing or unexpected or shapes:
-        lines = [f'{source} does not fit {type(model).__name__}:']
-        for title, keys in (
-            ('missing keys', missing),
-            ('unexpected keys', unexpected),
-            ('shape mismatches', shapes),
-        ):
-            if keys:
-                lines.append(f'  {title} ({len(keys)}): ' + ', '.join(keys))
+    mismatch = find_mismatch(own, sd)
+    filled = getattr(model, 'fill_missing', lambda sd, missing: [])(sd, mismatch.missing)
+    mismatch = mismatch._replace(missing=[k for k in mismatch.missing if k not in filled])
+    if mismatch:
+        lines = [f'{source} does not fit {type(model).__name__}:', *describe_mismatch(mismatch)]
         raise CheckpointError('\n'.join(lines))
     model.load_state_dict(sd, strict=True, assign=assign)
     for title, keys in (

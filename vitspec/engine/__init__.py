@@ -9,6 +9,7 @@ from .linear_probe import BackboneNotFrozenError, LinearProbeHook
 from .no_decay import no_decay_parameters
 from .progress_bar_hook import EvalProgressBarHook
 from .safe_io_hook import SafeIOHook
+from .strict_load import StrictLoadRunner
 from .unused_parameters import UnusedParameterCheckHook, UnusedParameterError
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     'LinearProbeHook',
     'no_decay_parameters',
     'SafeIOHook',
+    'StrictLoadRunner',
     'UnusedParameterCheckHook',
     'UnusedParameterError',
 ]

@@ -14,6 +14,10 @@ dataset_type = 'KITTIDepthDataset'
 data_root = 'data/kitti'
 crop_size = (352, 704)
 depth_range = dict(min_depth=1e-3, max_depth=80.0)
+# Unit check of every depth PNG (LoadDepthPNG): the median valid depth in metres after /256
+# lies in this range (the LiDAR sees the road from a few metres on), so a map written in metres
+# (median ~0.05) stops with the file named instead of scoring nonsense.
+depth_unit_range = (1.0, 80.0)
 meta_keys = (
     'img_path',
     'depth_map_path',
@@ -28,7 +32,7 @@ meta_keys = (
 data_prefix = dict(img_path='raw', depth_map_path='data_depth_annotated')
 train_pipeline = [
     dict(type='CheckedLoadImageFromFile'),
-    dict(type='LoadDepthPNG', depth_scale=256),
+    dict(type='LoadDepthPNG', depth_scale=256, expected_range=depth_unit_range),
     dict(type='KBCrop', height=352, width=1216),
     dict(type='RandomRotate', prob=0.5, degree=2.5, pad_val=0, seg_pad_val=0),
     dict(type='RandomFlip', prob=0.5),
@@ -44,7 +48,7 @@ train_pipeline = [
 ]
 test_pipeline = [
     dict(type='CheckedLoadImageFromFile'),
-    dict(type='LoadDepthPNG', depth_scale=256),
+    dict(type='LoadDepthPNG', depth_scale=256, expected_range=depth_unit_range),
     dict(type='KBCrop', height=352, width=1216),
     dict(type='PackSegInputs', meta_keys=meta_keys),
 ]

@@ -14,6 +14,10 @@ dataset_type = 'NYUDataset'
 data_root = 'data/nyu'
 crop_size = (416, 544)
 depth_range = dict(min_depth=1e-3, max_depth=10.0)
+# Unit check of every depth PNG (LoadDepthPNG): the median valid depth in metres after /1000
+# lies in this range (Kinect: about 0.5-10 m), so a map written in metres (median ~0.003 after
+# scaling) stops with the file named instead of scoring abs_rel in the thousands.
+depth_unit_range = (0.1, 10.0)
 meta_keys = (
     'img_path',
     'depth_map_path',
@@ -27,7 +31,7 @@ meta_keys = (
 )
 train_pipeline = [
     dict(type='CheckedLoadImageFromFile'),
-    dict(type='LoadDepthPNG', depth_scale=1000),
+    dict(type='LoadDepthPNG', depth_scale=1000, expected_range=depth_unit_range),
     dict(type='RegionCrop', region='nyu_train'),
     dict(type='RandomRotate', prob=0.5, degree=2.5, pad_val=0, seg_pad_val=0),
     dict(type='RandomFlip', prob=0.5),
@@ -43,7 +47,7 @@ train_pipeline = [
 ]
 test_pipeline = [
     dict(type='CheckedLoadImageFromFile'),
-    dict(type='LoadDepthPNG', depth_scale=1000),
+    dict(type='LoadDepthPNG', depth_scale=1000, expected_range=depth_unit_range),
     dict(type='PackSegInputs', meta_keys=meta_keys),
 ]
 # One window that covers the whole image (the backbone centre-pads it), plus its flip.

@@ -1,0 +1,60 @@
+"""Loading a checkpoint into a Runner's model strictly: ``load_from``, ``--resume`` and
+tools/test.py refuse a checkpoint that does not fit the model, naming the file and the keys.
+
+mmengine's ``Runner.load_checkpoint`` loads with ``strict=False``: a checkpoint of another size
+leaves the mismatched weights at their random init and only prints the keys, and a resume then
+fails later on the optimizer's parameter groups without naming the file.
+"""
+
+import re
+
+from mmengine.model import is_model_wrapper
+from mmengine.registry import RUNNERS
+from mmengine.runner import Runner
+from mmengine.runner.checkpoint import _load_checkpoint, _load_checkpoint_to_model
+
+from vitspec.checkpoints.mismatch import FEW, describe_mismatch, find_mismatch
+from vitspec.errors import CheckpointError
+
+MODULE_PREFIX = [(r'^module\.', '')]  # mmengine's default revise_keys: DDP's wrapper prefix
+MAY_MISS = ('num_batches_tracked',)  # as mmengine's loader: older BatchNorm checkpoints lack it
+
+
+def load_checkpoint_strict(runner, filename, map_location='cpu', revise_keys=MODULE_PREFIX):
+    """``Runner.load_checkpoint(filename, strict=True)``, raising CheckpointError with the file,
+    the counts of missing / unexpected / mis-shaped keys and a few of them by name."""
+    checkpoint = _load_checkpoint(filename, map_location=map_location)
+    if not isinstance(checkpoint, dict):
+        raise CheckpointError(f'{filename} holds no checkpoint dict')
+    runner.call_hook('after_load_checkpoint', checkpoint=checkpoint)
+    model = runner.model.module if is_model_wrapper(runner.model) else runner.model
+    state_dict = checkpoint.get('state_dict', checkpoint)
+    for pattern, replacement in revise_keys:
+        state_dict = {re.sub(pattern, replacement, k): v for k, v in state_dict.items()}
+    mismatch = find_mismatch(model.state_dict(), state_dict, MAY_MISS)
+    if mismatch:
+        raise CheckpointError(
+            '\n'.join(
+                [
+                    f'{filename} does not fit the model of this config ({type(model).__name__}):',
+                    *describe_mismatch(mismatch, few=FEW),
+                ]
+            )
+        )
+    _load_checkpoint_to_model(model, checkpoint, strict=True, revise_keys=revise_keys)
+    runner._has_loaded = True  # what mmengine's own load_checkpoint records
+    runner.logger.info(f'Load checkpoint from {filename} (strict)')
+    return checkpoint
+
+
+@RUNNERS.register_module()
+class StrictLoadRunner(Runner):
+    """mmengine's Runner whose ``load_checkpoint`` is strict unless asked otherwise, so
+    ``load_from`` and ``resume`` (which loads through it) refuse a checkpoint of another model.
+    The runtime configs name it in ``runner_type``, which mmseg's and mmdet's train scripts
+    honour too."""
+
+    def load_checkpoint(self, filename, map_location='cpu', strict=True, revise_keys=MODULE_PREFIX):
+        if not strict:
+            return super().load_checkpoint(filename, map_location, False, revise_keys)
+        return load_checkpoint_strict(self, filename, map_location, revise_keys)
