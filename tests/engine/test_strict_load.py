@@ -6,7 +6,7 @@ import torch
 from mmengine.config import Config
 
 from tests.utils import ROOT, make_demo_data
-from vitspec.apis.evaluation import load_strict
+from vitspec.apis.evaluation import enable_tta, load_strict
 from vitspec.apis.runner import build_runner
 from vitspec.checkpoints.mismatch import Mismatch, describe_mismatch
 from vitspec.errors import CheckpointError
@@ -78,6 +78,16 @@ def test_load_from_of_the_same_model_loads(demo_root, narrow_checkpoint, tmp_pat
     runner.train()
     saved = torch.load(narrow_checkpoint, weights_only=False)['state_dict']
     own = runner.model.state_dict()
+    assert all(torch.equal(saved[k], own[k]) for k in saved)
+
+
+def test_test_tool_loader_loads_into_a_tta_model(demo_root, narrow_checkpoint, tmp_path):
+    cfg = tiny_config(demo_root, tmp_path / 'tta')
+    enable_tta(cfg)
+    runner = build_runner(cfg)
+    load_strict(runner, str(narrow_checkpoint))
+    saved = torch.load(narrow_checkpoint, weights_only=False)['state_dict']
+    own = runner.model.module.state_dict()
     assert all(torch.equal(saved[k], own[k]) for k in saved)
 
 

@@ -8,7 +8,7 @@ fails later on the optimizer's parameter groups without naming the file.
 
 import re
 
-from mmengine.model import is_model_wrapper
+from mmengine.model import BaseTTAModel, is_model_wrapper
 from mmengine.registry import RUNNERS
 from mmengine.runner import Runner
 from mmengine.runner.checkpoint import _load_checkpoint, _load_checkpoint_to_model
@@ -28,6 +28,8 @@ def load_checkpoint_strict(runner, filename, map_location='cpu', revise_keys=MOD
         raise CheckpointError(f'{filename} holds no checkpoint dict')
     runner.call_hook('after_load_checkpoint', checkpoint=checkpoint)
     model = runner.model.module if is_model_wrapper(runner.model) else runner.model
+    if isinstance(model, BaseTTAModel):  # tools/test.py --tta: the weights are its module's
+        model = model.module
     state_dict = checkpoint.get('state_dict', checkpoint)
     for pattern, replacement in revise_keys:
         state_dict = {re.sub(pattern, replacement, k): v for k, v in state_dict.items()}
