@@ -8,6 +8,7 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
+import torch
 from mmengine.logging import MMLogger
 from mmengine.utils import ManagerMixin
 
@@ -96,3 +97,12 @@ def restored_mmengine_instances():
     finally:
         for cls, instances in saved.items():
             cls._instance_dict = instances
+
+
+def perturbed(model):
+    """Random init plus noise everywhere (LayerScale starts at 1e-5: make every branch count)."""
+    torch.manual_seed(0)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            p.add_(torch.randn_like(p) * (0.3 if 'gamma' in name else 0.02))
+    return model.eval()

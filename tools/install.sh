@@ -3,8 +3,13 @@
 # compiled ops), then vitspec itself in editable mode with the extras test and tensorboard.
 #   VITSPEC_VENV   where the venv goes (default: ./.venv in the repo)
 #   VITSPEC_PYTHON interpreter that creates it (default: python3)
-# The mmcv 2.1.0 wheel (compiled CPU ops) is built once per machine and cached in
-# ${XDG_CACHE_HOME:-$HOME/.cache}/vitspec/wheels, keyed by mmcv, torch and Python version.
+#   VITSPEC_CUDA   1: build mmcv's CUDA ops without a visible GPU (a login node building for
+#                  the GPU nodes); 0: CPU ops only; unset: CUDA ops when a GPU is visible
+#   TORCH_CUDA_ARCH_LIST  GPU architectures of the CUDA ops (default: the visible GPUs', or
+#                  8.0;9.0;10.0+PTX without one); CUDA_HOME  the CUDA toolkit to build with
+# The mmcv 2.1.0 wheel is built once per machine and cached in
+# ${XDG_CACHE_HOME:-$HOME/.cache}/vitspec/wheels, keyed by mmcv, torch and Python version, and
+# for CUDA ops also by CUDA version and architectures (tools/mmcv_wheel.py decides which).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,7 +25,7 @@ die() { printf '[install] ERROR: %s\n' "$*" >&2; exit 1; }
 
 # A stamp of everything that decides the environment: when it matches and the imports
 # pass, the environment is complete and nothing is reinstalled.
-STAMP_SRC="$(cat "$ROOT/tools/install.sh" "$ROOT/pyproject.toml")"
+STAMP_SRC="$(cat "$ROOT/tools/install.sh" "$ROOT/tools/mmcv_wheel.py" "$ROOT/pyproject.toml")"
 STAMP_HASH="$(printf '%s' "$STAMP_SRC" | sha256sum | cut -d' ' -f1)"
 STAMP="$VENV/.vitspec-install-stamp"
 
@@ -43,7 +48,36 @@ print(f'[install] ok: torch {torch.__version__}, mmcv {mmcv.__version__} (ops), 
 PY
 }
 
-if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$STAMP_HASH" ] && check_imports 2>/dev/null; then
+# The mmcv wheel this machine needs: sets MMCV_VARIANT (cpu | cuda) and WHEEL_DIR, for CUDA also
+# MMCV_CUDA_VERSION, TORCH_CUDA_ARCH_LIST and NVCC_PACKAGES. WHEEL_DIR is part of the stamp, so
+# a venv set up with CPU ops (a login node) is not up to date where CUDA ops are expected.
+plan_wheel() {
+    local plan
+    plan="$("$VENV/bin/python" "$ROOT/tools/mmcv_wheel.py" plan --cache "$CACHE" \
+        --mmcv "$MMCV_VERSION" --torch "$TORCH_VERSION")" || return 1
+    eval "$plan"
+}
+check_wheel() {
+    "$VENV/bin/python" "$ROOT/tools/mmcv_wheel.py" check "$1" --variant "$MMCV_VARIANT"
+}
+
+# A CUDA toolkit of torch's CUDA version (CUDA_HOME, nvcc on PATH, /usr/local/cuda*), else the
+# registry's nvcc packages installed into the venv; prints its root.
+cuda_toolkit() {
+    local home
+    if home="$("$VENV/bin/python" "$ROOT/tools/mmcv_wheel.py" cuda-home)"; then
+        printf '%s' "$home"
+        return
+    fi
+    say "no CUDA $MMCV_CUDA_VERSION toolkit found: installing $NVCC_PACKAGES into the venv" >&2
+    # shellcheck disable=SC2086  # one package per word
+    "${PIP[@]}" $NVCC_PACKAGES >&2 || die "pip could not install $NVCC_PACKAGES"
+    "$VENV/bin/python" "$ROOT/tools/mmcv_wheel.py" cuda-home \
+        || die "no usable nvcc after installing $NVCC_PACKAGES"
+}
+
+if [ -f "$STAMP" ] && plan_wheel 2>/dev/null && [ "$(cat "$STAMP")" = "$STAMP_HASH $WHEEL_DIR" ] \
+    && check_imports 2>/dev/null; then
     say "environment at $VENV is up to date"
     exit 0
 fi
@@ -59,11 +93,9 @@ PIP=("$VENV/bin/python" -m pip install --disable-pip-version-check --progress-ba
 "${PIP[@]}" "torch==$TORCH_VERSION" "torchvision==$TORCHVISION_VERSION" \
     || die "pip could not install torch $TORCH_VERSION / torchvision $TORCHVISION_VERSION"
 
-PYTAG="$("$VENV/bin/python" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')"
-WHEEL_DIR="$CACHE/mmcv-$MMCV_VERSION-torch$TORCH_VERSION-$PYTAG"
+plan_wheel || die "could not decide which mmcv wheel this machine needs (see above)"
 wheel="$(ls "$WHEEL_DIR"/mmcv-"$MMCV_VERSION"-*.whl 2>/dev/null | head -n1 || true)"
 if [ -z "$wheel" ]; then
-    say "building mmcv $MMCV_VERSION with compiled ops (about 30 minutes on 2 cores, once per machine)"
     build="$(mktemp -d)"
     trap 'rm -rf "$build"' EXIT
     "$VENV/bin/python" -m pip download --no-deps --no-binary :all: "mmcv==$MMCV_VERSION" -d "$build" \
@@ -73,15 +105,31 @@ if [ -z "$wheel" ]; then
     # torch 2.14's headers need C++20; mmcv 2.1.0 hard-codes C++14/17.
     sed -i -e 's/-std=c++14/-std=c++20/g' -e 's/-std=c++17/-std=c++20/g' "$src/setup.py"
     grep -q -- '-std=c++20' "$src/setup.py" || die "mmcv setup.py no longer has the -std flag to patch"
-    (cd "$src" && MMCV_WITH_OPS=1 MAX_JOBS="${MAX_JOBS:-2}" "$VENV/bin/python" -m pip wheel \
+    build_env=(MMCV_WITH_OPS=1 MAX_JOBS="${MAX_JOBS:-2}")
+    if [ "$MMCV_VARIANT" = cuda ]; then
+        home="$(cuda_toolkit)"
+        "$VENV/bin/python" "$ROOT/tools/mmcv_wheel.py" link-dir "$home" "$build/links"
+        build_env+=(FORCE_CUDA=1 CUDA_HOME="$home" TORCH_CUDA_ARCH_LIST="$TORCH_CUDA_ARCH_LIST"
+            LIBRARY_PATH="$build/links${LIBRARY_PATH:+:$LIBRARY_PATH}")
+        say "building mmcv $MMCV_VERSION with CUDA $MMCV_CUDA_VERSION ops for $TORCH_CUDA_ARCH_LIST" \
+            "(nvcc of $home; an hour or more on 2 cores, once per machine)"
+    else
+        # mmcv's setup.py builds CUDA ops whenever torch sees a GPU: not for the CPU wheel.
+        build_env+=(FORCE_CUDA=0 CUDA_VISIBLE_DEVICES=)
+        say "building mmcv $MMCV_VERSION with compiled CPU ops (about 30 minutes on 2 cores, once per machine)"
+    fi
+    (cd "$src" && env "${build_env[@]}" "$VENV/bin/python" -m pip wheel \
         --no-build-isolation --no-deps -w "$build/dist" .) || die "the mmcv build failed (see above)"
-    mkdir -p "$WHEEL_DIR"
     built="$(ls "$build"/dist/mmcv-*.whl)"
+    check_wheel "$built" || die "the mmcv build did not give $MMCV_VARIANT ops"
+    mkdir -p "$WHEEL_DIR"
     # copy then rename, so an interrupted copy never looks like a cached wheel
     cp "$built" "$WHEEL_DIR/.partial" && mv "$WHEEL_DIR/.partial" "$WHEEL_DIR/$(basename "$built")"
     wheel="$WHEEL_DIR/$(basename "$built")"
     say "cached $wheel"
 fi
+# never a CPU-only wheel where CUDA ops are expected
+check_wheel "$wheel" || die "$wheel is not the mmcv this machine needs"
 "${PIP[@]}" "$wheel" || die "could not install $wheel"
 # vitspec (editable) with the dependencies and extras declared in pyproject.toml; torch,
 # torchvision and mmcv are not declared there: they are the ones installed above.
@@ -89,5 +137,5 @@ fi
     || die "pip could not install vitspec with its dependencies (pyproject.toml)"
 
 check_imports || die "the environment is incomplete (imports above)"
-printf '%s' "$STAMP_HASH" > "$STAMP"
+printf '%s' "$STAMP_HASH $WHEEL_DIR" > "$STAMP"
 say "done: activate with 'source $VENV/bin/activate'"

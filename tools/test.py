@@ -1,6 +1,7 @@
 """Evaluate a checkpoint on a config's test set and print the metrics.
 
-python tools/test.py CONFIG CHECKPOINT [--work-dir DIR] [--show-dir DIR] [--cfg-options ...]
+python tools/test.py CONFIG CHECKPOINT [--work-dir DIR] [--show-dir DIR] [--compile]
+    [--cfg-options ...]
 tools/dist_test.sh CONFIG CHECKPOINT NUM_GPUS [args]
 """
 
@@ -10,6 +11,7 @@ import os
 
 from mmengine.config import DictAction
 
+from vitspec.apis.compile import compile_test_step, enable_compile
 from vitspec.apis.evaluation import (
     enable_show_dir,
     enable_tta,
@@ -38,6 +40,11 @@ def parse_args(argv=None):
         '(configs with test_with_tta = True, e.g. the "+ms" protocols, '
         'always use them)',
     )
+    parser.add_argument(
+        '--compile',
+        action='store_true',
+        help='torch.compile the test step (options: --cfg-options compile.backend=...)',
+    )
     parser.add_argument('--cfg-options', nargs='+', action=DictAction, metavar='KEY=VALUE')
     parser.add_argument('--launcher', choices=['none', 'pytorch', 'slurm'], default='none')
     parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
@@ -53,8 +60,11 @@ def main(argv=None):
         enable_tta(cfg)
     if args.show_dir:
         enable_show_dir(cfg, args.show_dir)
+    if args.compile:
+        enable_compile(cfg)
     runner = build_runner(cfg)
     load_strict(runner, args.checkpoint)
+    compile_test_step(runner)
     with empty_datasets_explained(cfg):
         metrics = runner.test()
     shutdown_distributed()

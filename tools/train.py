@@ -1,7 +1,7 @@
 """Train a vitspec config with mmengine's Runner (scope from the config's default_scope).
 
-python tools/train.py CONFIG [--work-dir DIR] [--resume] [--amp] [--cfg-options k=v ...]
-    [--vis-backend tensorboard wandb]
+python tools/train.py CONFIG [--work-dir DIR] [--resume] [--amp [fp16|bf16]] [--cfg-options k=v ...]
+    [--compile] [--vis-backend tensorboard wandb]
 tools/dist_train.sh CONFIG NUM_GPUS [args]     # torchrun; CPU + gloo when there is no GPU
 """
 
@@ -10,6 +10,7 @@ import os
 
 from mmengine.config import DictAction
 
+from vitspec.apis.compile import enable_compile
 from vitspec.apis.runner import (
     build_runner,
     config_from_args,
@@ -35,7 +36,18 @@ def parse_args(argv=None):
         help='resume from CHECKPOINT, or from the latest one in the work dir',
     )
     parser.add_argument(
-        '--amp', action='store_true', help='automatic mixed precision (the finite-loss guard stays)'
+        '--amp',
+        nargs='?',
+        const='fp16',
+        choices=['fp16', 'bf16'],
+        help='mixed precision: fp16 (default) with dynamic loss scaling, or bf16, which needs '
+        'none; the finite-loss guard stays',
+    )
+    parser.add_argument(
+        '--compile',
+        action='store_true',
+        help='torch.compile the train step (options: --cfg-options compile.backend=... '
+        'compile.mode=...)',
     )
     parser.add_argument(
         '--cfg-options',
@@ -66,7 +78,9 @@ def main(argv=None):
     elif args.resume:
         cfg.resume, cfg.load_from = True, args.resume
     if args.amp:
-        enable_amp(cfg)
+        enable_amp(cfg, args.amp)
+    if args.compile:
+        enable_compile(cfg)
     # Owned before the Runner is built: it writes its config copy into the work dir. Taken here,
     # not by the config's runner, which cannot tell at __init__ whether it will train, and test
     # runs (tools/test.py's default work dir is the training's) must not be refused.

@@ -23,3 +23,7 @@ class InertProbeError(ValueError):
 
 class WorkDirInUseError(RuntimeError):
     """A training run started in a work dir that another live run owns."""
+
+
+class MmcvOpsError(RuntimeError):
+    """A run on a device for which mmcv's compiled ops have no kernels."""

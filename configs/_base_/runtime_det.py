@@ -13,6 +13,8 @@ custom_hooks = [
     dict(type='EmptyDatasetCheckHook'),
     dict(type='UnusedParameterCheckHook'),
     dict(type='EvalProgressBarHook'),
+    dict(type='DatasetReportHook'),  # each split's files, samples, ground truth, leftovers
+    dict(type='MmcvCudaOpsCheckHook'),  # a CUDA run with CPU-only mmcv ops stops at start
 ]
 env_cfg = dict(
     cudnn_benchmark=False,

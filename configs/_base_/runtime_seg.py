@@ -6,13 +6,17 @@ runner_type = 'StrictLoadRunner'
 # What every run does, whichever train script starts it (tools/train.py, or mmseg's / mmdet's
 # own): safe checkpoint loading and atomic checkpoint writes, an empty dataset named before it
 # hangs, a trainable backbone parameter without gradient named at the first step, and a progress
-# bar over evaluation batches (on a terminal only). The optimizer wrapper of every schedule is
+# bar over evaluation batches (on a terminal only); training targets that cannot train the heads
+# (labels all ignored, no valid depth, labels beyond num_classes) stop the run within the first
+# 10 batches (TargetsCheckHook). The optimizer wrapper of every schedule is
 # FiniteLossOptimWrapper (FiniteLossAmpOptimWrapper with AMP): a non-finite loss stops the run.
 custom_hooks = [
     dict(type='SafeIOHook'),
     dict(type='EmptyDatasetCheckHook'),
     dict(type='UnusedParameterCheckHook'),
     dict(type='EvalProgressBarHook'),
+    dict(type='TargetsCheckHook'),
+    dict(type='DatasetReportHook'),  # each split's files, samples, ground truth, leftovers
 ]
 env_cfg = dict(
     cudnn_benchmark=True,
@@ -25,4 +29,4 @@ log_processor = dict(by_epoch=False)
 log_level = 'INFO'
 load_from = None
 resume = False
-tta_model = dict(type='SegTTAModel')
+tta_model = dict(type='ChunkedSegTTAModel')

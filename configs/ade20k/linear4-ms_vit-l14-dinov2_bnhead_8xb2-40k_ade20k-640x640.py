@@ -6,7 +6,7 @@
 # train scale and test scales come from derivative copies (see the dataset fragment); the
 # optimizer and schedule (not found for +ms) are the linear config's.
 # Test: the published protocol always tests multi-scale + flip, so test_with_tta = True makes
-# tools/test.py use tta_pipeline and tta_model (SegTTAModel, softmax average) without --tta;
+# tools/test.py use tta_pipeline and tta_model (mmseg's softmax average) without --tta;
 # validation during training stays single-scale.
 _base_ = [
     '../_base_/models/backbones/vit-l14_dinov2.py',

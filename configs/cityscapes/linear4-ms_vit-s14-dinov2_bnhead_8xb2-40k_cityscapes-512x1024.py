@@ -3,7 +3,7 @@
 # test scales (mmseg's Cityscapes 0.5-1.75 + flip) and the schedule (DINOv2's ADE20K
 # linear one) are not found published and are our choice.
 # Test: the published protocol always tests multi-scale + flip, so test_with_tta = True makes
-# tools/test.py use tta_pipeline and tta_model (SegTTAModel, softmax average) without --tta;
+# tools/test.py use tta_pipeline and tta_model (mmseg's softmax average) without --tta;
 # validation during training stays single-scale.
 _base_ = [
     '../_base_/models/backbones/vit-s14_dinov2.py',

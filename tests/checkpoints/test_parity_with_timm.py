@@ -4,19 +4,11 @@ import pytest
 import timm
 import torch
 
+from tests.utils import perturbed
 from vitspec.checkpoints.convert import convert_checkpoint
 from vitspec.checkpoints.load import load_state_dict_strict
 from vitspec.layers import TokenLayout
 from vitspec.models import SpecViT
-
-
-def perturbed(model):
-    """Random init plus noise everywhere (LayerScale starts at 1e-5: make every branch count)."""
-    torch.manual_seed(0)
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            p.add_(torch.randn_like(p) * (0.3 if 'gamma' in name else 0.02))
-    return model.eval()
 
 
 def dinov2_own_layout(sd):

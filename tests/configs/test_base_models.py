@@ -17,6 +17,10 @@ TECHNIQUES = sorted((MODELS / 'techniques').glob('*.py'))
 INCOMPATIBLE = {('cait-xxs24', t) for t in ('specialized', 'specialized_lora', 'registers')} | {
     ('vit-g14_dinov2', 'class_attention')
 }
+# DINOv3 (rotary embedding): talking heads have no rotary form; S+, L+, H+ and 7B have SwiGLU.
+DINOV3 = ('vit-s16', 'vit-s16plus', 'vit-b16', 'vit-l16', 'vit-l16plus', 'vit-h16plus', 'vit-7b16')
+INCOMPATIBLE |= {(f'{b}_dinov3', 'talking_heads') for b in DINOV3}
+INCOMPATIBLE |= {(f'{b}_dinov3', 'class_attention') for b in DINOV3 if 'plus' in b or '7b' in b}
 
 
 @pytest.mark.parametrize(

@@ -55,7 +55,7 @@ def test_config_builds_model_optimizer_and_pipelines(path):
         Compose(cfg.train_pipeline)
         Compose(cfg.test_pipeline)
     assert cfg.default_scope == 'mmdet' and cfg.find_unused_parameters
-    assert cfg.val_evaluator.type == 'CocoMetric'
+    assert cfg.val_evaluator.type == 'DatasetCocoMetric' and 'ann_file' not in cfg.val_evaluator
     assert cfg.val_evaluator.metric == ['bbox', 'segm']
 
 

@@ -2,6 +2,8 @@
 with a warning naming its image, and the sample still trains the demo model."""
 
 import json
+import logging
+import re
 
 import pytest
 import torch
@@ -107,3 +109,99 @@ def test_image_left_without_valid_boxes_trains_as_background(tmp_path, monkeypat
     assert len(bad['data_samples'].gt_instances) == 0
     loss, _ = demo_loss([bad])
     assert torch.isfinite(loss)
+
+
+def rewrite_annotations(root, change):
+    """Apply ``change`` to the decoded ann.json of ``root`` and write it back."""
+    content = json.loads((root / 'ann.json').read_text())
+    change(content)
+    (root / 'ann.json').write_text(json.dumps(content))
+
+
+@pytest.mark.parametrize(
+    'text, problem',
+    [
+        ('', 'is empty'),
+        ('  \n', 'is empty'),
+        ('{"images": [', 'is not valid JSON'),
+        ('{}', "has no 'images', 'annotations', 'categories'"),
+        ('[]', 'is not a JSON object with COCO fields'),
+        ('{"images": [], "annotations": []}', "has no 'categories'"),
+        ('{"images": {}, "annotations": [], "categories": []}', "'images' must be a list"),
+    ],
+)
+def test_malformed_annotation_file_is_an_error_naming_it(tmp_path, text, problem):
+    write_coco(tmp_path, {'here.jpg': [[10, 10, 40, 40]]})
+    (tmp_path / 'ann.json').write_text(text)
+    with pytest.raises(DataFileError, match=re.escape(f'{tmp_path}/ann.json {problem}')):
+        build_dataset(tmp_path)
+
+
+def test_image_info_file_without_annotations_loads_in_test_mode_only(tmp_path):
+    write_coco(tmp_path, {'here.jpg': [[10, 10, 40, 40]]})
+    rewrite_annotations(tmp_path, lambda content: content.pop('annotations'))
+    assert len(build_dataset(tmp_path, 'test')) == 1
+    with pytest.raises(DataFileError, match="ann.json has no 'annotations'"):
+        build_dataset(tmp_path)
+
+
+def set_category(content, ann_ids, category_id):
+    for ann in content['annotations']:
+        if ann['id'] in ann_ids:
+            ann['category_id'] = category_id
+
+
+def test_few_annotations_of_unknown_category_are_dropped_with_a_warning(tmp_path, monkeypatch):
+    logged = []
+    monkeypatch.setattr(checked_coco, 'print_log', lambda msg, **kw: logged.append((msg, kw)))
+    write_coco(tmp_path, {'many.jpg': [[1 + i % 40, 1 + i // 40, 20, 20] for i in range(150)]})
+    rewrite_annotations(tmp_path, lambda content: set_category(content, {7}, 12))
+    dataset = build_dataset(tmp_path)
+    assert len(dataset.get_data_info(0)['instances']) == 149
+    [(message, kw)] = logged
+    assert kw['level'] == logging.WARNING
+    assert message.startswith(f'{tmp_path}/ann.json: 1 of 150 annotations have a category_id')
+    assert 'many.jpg (annotation 7, category_id 12)' in message
+
+
+def test_more_than_one_percent_of_unknown_categories_is_an_error(tmp_path):
+    write_coco(tmp_path, {'a.jpg': [[10, 10, 40, 40]] * 60, 'b.jpg': [[5, 5, 20, 20]] * 40})
+    rewrite_annotations(tmp_path, lambda content: set_category(content, {3, 70}, 5))
+    with pytest.raises(DataFileError, match=r'ann\.json: 2 of 100 annotations .* more than 1%'):
+        build_dataset(tmp_path)
+    rewrite_annotations(tmp_path, lambda content: content.update(categories=[]))
+    with pytest.raises(DataFileError, match=r'100 of 100 annotations .*a\.jpg \(annotation 1'):
+        build_dataset(tmp_path)
+
+
+def test_annotations_of_categories_outside_the_classes_are_counted(tmp_path, monkeypatch):
+    logged = []
+    monkeypatch.setattr(checked_coco, 'print_log', lambda msg, **kw: logged.append((msg, kw)))
+    write_coco(tmp_path, {'a.jpg': [[10, 10, 40, 40], [5, 5, 20, 20], [1, 1, 9, 9]]})
+
+    def add_car(content):
+        content['categories'].append(dict(id=3, name='car'))
+        set_category(content, {2, 3}, 3)
+
+    rewrite_annotations(tmp_path, add_car)
+    dataset = build_dataset(tmp_path)
+    assert len(dataset.get_data_info(0)['instances']) == 1
+    assert logged == [
+        (
+            f'{tmp_path}/ann.json: 2 annotations of categories outside the configured classes '
+            f'are not used',
+            dict(logger='current', level=logging.INFO),
+        )
+    ]
+
+
+def test_metainfo_names_the_annotation_file(tmp_path):
+    write_coco(tmp_path, {'a.jpg': [[10, 10, 40, 40]]})
+    assert build_dataset(tmp_path, 'val').metainfo['ann_file'] == f'{tmp_path}/ann.json'
+
+
+def test_dropped_annotations_are_logged_through_mmengine(tmp_path):
+    """The real logger, not a stand-in: logging takes levels as numbers, not names."""
+    write_coco(tmp_path, {'a.jpg': [[10, 10, 40, 40]] * 150 + [[30, 30, -20, 25]]})
+    rewrite_annotations(tmp_path, lambda content: set_category(content, {1}, 9))
+    assert len(build_dataset(tmp_path).get_data_info(0)['instances']) == 149

@@ -129,3 +129,43 @@ def test_empty_dataset_directory_is_named(tmp_path):
     )
     assert proc.returncode != 0
     assert f"a dataset is empty: no samples found under {{'train': '{root}'" in proc.stderr
+
+
+def replace_image(path, height, width):
+    Image.fromarray(np.zeros((height, width, 3), np.uint8)).save(path)
+
+
+@pytest.mark.parametrize(
+    'height, width, reason',
+    [
+        (1, 300, 'a side is shorter than 3 pixels'),  # cv2's resize failed on it
+        (300, 1, 'a side is shorter than 3 pixels'),
+        (2, 2, 'a side is shorter than 3 pixels'),
+        (4, 300, 'its aspect ratio exceeds 64'),  # the same, resized to a 0-pixel side
+    ],
+)
+def test_degenerate_image_is_named_with_its_size(ade_root, height, width, reason):
+    dataset, image, _ = first_train_sample(ade_root)
+    replace_image(image, height, width)
+    expected = f'image {image} is {width}x{height}: {reason}'
+    with pytest.raises(DataFileError, match=re.escape(expected)):
+        load(dataset)
+
+
+def test_smallest_image_loads(ade_root):
+    dataset, image, label = first_train_sample(ade_root)
+    replace_image(image, 3, 192)
+    Image.fromarray(np.ones((3, 192), np.uint8)).save(label)
+    assert load(dataset)['inputs'].shape[0] == 3
+
+
+@pytest.mark.parametrize('height, width', [(1, 1), (1, 7)])
+def test_tiny_label_is_named_with_both_sizes(ade_root, height, width):
+    dataset, image, label = first_train_sample(ade_root)
+    image_w, image_h = Image.open(image).size
+    Image.fromarray(np.ones((height, width), np.uint8)).save(label)
+    expected = (
+        f'annotation {label} is {width}x{height} but its image {image} is {image_w}x{image_h}'
+    )
+    with pytest.raises(DataFileError, match=re.escape(expected)):
+        load(dataset)

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import torch
+from mmcv.transforms import Compose
 from mmengine.config import Config
 from mmengine.registry import DefaultScope
 from mmengine.structures import PixelData
@@ -183,3 +184,34 @@ def test_padding_adds_invalid_depth_not_255():
     gt = out['data_samples'][0].gt_depth_map.data
     assert out['inputs'].shape[-2:] == gt.shape[-2:] == (30, 44)
     assert gt[0, :, 40:].eq(0).all() and gt[0, :, :40].eq(3).all()
+
+
+NYU_DEMO = ROOT / 'configs/_base_/datasets/demo_nyu_depth.py'
+
+
+def train_pipeline():
+    cfg = Config.fromfile(NYU_DEMO)
+    with DefaultScope.overwrite_default_scope('mmseg'):
+        return Compose(cfg.train_pipeline)
+
+
+def test_image_too_small_for_the_training_crop_is_named(tmp_path):
+    """2x2: RegionCrop leaves a 1x1 image that RandomFlip + PackSegInputs could not pack."""
+    write_pair(tmp_path, 'tiny', np.full((2, 2), 2500, np.uint16), size=(2, 2))
+    image = tmp_path / 'images' / 'tiny.jpg'
+    with pytest.raises(DataFileError, match=f'image {image} is 2x2: a side is shorter than 3'):
+        load(tmp_path, 'tiny')
+
+
+def test_smallest_image_passes_the_training_pipeline(tmp_path):
+    write_pair(tmp_path, 'small', np.full((3, 3), 2500, np.uint16), size=(3, 3))
+    results = dict(
+        img_path=str(tmp_path / 'images' / 'small.jpg'),
+        depth_map_path=str(tmp_path / 'annotations' / 'small.png'),
+    )
+    pipeline = train_pipeline()
+    for seed in range(8):  # the random flips and rotations
+        np.random.seed(seed)
+        with DefaultScope.overwrite_default_scope('mmseg'):
+            out = pipeline(dict(results))
+        assert out['inputs'].shape[0] == 3

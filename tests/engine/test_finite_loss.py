@@ -77,28 +77,33 @@ def test_unknown_policy():
 
 
 def test_amp_form_keeps_the_guard(tmp_path, monkeypatch):
-    """On CPU the grad scaler disables itself; the loss check still stops the run."""
+    """As on a GPU machine (mmengine's AmpOptimWrapper path; its CUDA grad scaler disables
+    itself on CPU): the loss check still stops the run."""
     monkeypatch.setattr(
         'mmengine.optim.optimizer.amp_optimizer_wrapper.is_cuda_available', lambda: True
     )
+    monkeypatch.setattr('vitspec.engine.finite_loss_amp.is_cuda_available', lambda: True)
     runner = run(tmp_path, kind='FiniteLossAmpOptimWrapper', optimizer=dict(type='SGD', lr=0.01))
     with pytest.raises(FloatingPointError, match='non-finite loss .* at iteration 3'):
         runner.train()
     assert torch.isfinite(runner.model.w).all()
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason='the grad scaler needs CUDA')
-def test_amp_overflowing_gradients_are_skipped_not_failed():
+DEVICES = ['cpu'] + (['cuda'] if torch.cuda.is_available() else [])
+
+
+@pytest.mark.parametrize('device', DEVICES)
+def test_amp_overflowing_gradients_are_skipped_not_failed(device):
     """A finite loss whose scaled gradients overflow: the scaler skips the step and lowers its
     scale, as with mmengine's AmpOptimWrapper; only a non-finite loss is a failure."""
-    w = torch.nn.Parameter(torch.ones(2, device='cuda'))
+    w = torch.nn.Parameter(torch.ones(2, device=device))
     wrapper = FiniteLossAmpOptimWrapper(
         optimizer=torch.optim.SGD([w], lr=0.1), loss_scale=dict(init_scale=2.0**16)
     )
     loss = (w * 1e36).sum()  # finite in float32; times the scale it is inf
     scale = wrapper.loss_scaler.get_scale()
     wrapper.update_params(loss)
-    assert torch.equal(w.detach(), torch.ones(2, device='cuda'))
+    assert torch.equal(w.detach(), torch.ones(2, device=device))
     assert wrapper.loss_scaler.get_scale() < scale
     with pytest.raises(FloatingPointError, match='non-finite loss'):
         wrapper.update_params((w * float('nan')).sum())
@@ -113,3 +118,43 @@ def test_amp_switch_keeps_the_guard_and_refuses_unknown_wrappers():
     assert enable_amp(amp).optim_wrapper.loss_scale == 512.0
     with pytest.raises(ValueError, match="'OptimWrapper' has no mixed-precision form"):
         enable_amp(Config(dict(optim_wrapper=dict(type='OptimWrapper'))))
+
+
+@pytest.mark.parametrize('dtype, scaled', [(None, True), ('float16', True), ('bfloat16', False)])
+def test_amp_wrapper_runs_on_cpu_in_the_autocast_dtype(tmp_path, dtype, scaled):
+    """mmengine's AmpOptimWrapper refuses a machine without an accelerator; ours autocasts on
+    the CPU (float16 by default, as on CUDA) and trains, the guard kept."""
+    loss_scale = 'dynamic' if scaled else dict(enabled=False)
+    wrapper = FiniteLossAmpOptimWrapper(
+        optimizer=torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=0.1),
+        loss_scale=loss_scale,
+        dtype=dtype,
+    )
+    assert wrapper.loss_scaler.is_enabled() is scaled
+    linear = torch.nn.Linear(3, 3)
+    with wrapper.optim_context(linear):
+        out = linear(torch.ones(1, 3))
+    assert out.dtype == getattr(torch, dtype or 'float16')
+    runner = run(
+        tmp_path,
+        kind='FiniteLossAmpOptimWrapper',
+        optimizer=dict(type='SGD', lr=0.01),
+        loss_scale=loss_scale,
+        dtype=dtype,
+    )
+    with pytest.raises(FloatingPointError, match='non-finite loss .* at iteration 3'):
+        runner.train()
+    assert torch.isfinite(runner.model.w).all()
+    assert not torch.equal(runner.model.w.detach(), torch.ones(2))  # steps 1 and 2 trained
+
+
+def test_amp_switch_dtypes():
+    fp32 = dict(optim_wrapper=dict(type='FiniteLossOptimWrapper'))
+    bf16 = enable_amp(Config(fp32), 'bf16').optim_wrapper
+    assert (bf16.dtype, bf16.loss_scale) == ('bfloat16', dict(enabled=False))  # no scaler
+    fp16 = enable_amp(Config(fp32), 'fp16').optim_wrapper
+    assert (fp16.dtype, fp16.loss_scale) == ('float16', 'dynamic')
+    bf16_recipe = Config(dict(optim_wrapper=dict(bf16, type='FiniteLossAmpOptimWrapper')))
+    assert enable_amp(bf16_recipe, 'fp16').optim_wrapper.loss_scale == 'dynamic'
+    with pytest.raises(ValueError, match="dtype must be one of .*got 'fp8'"):
+        enable_amp(Config(fp32), 'fp8')

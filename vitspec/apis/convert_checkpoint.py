@@ -14,9 +14,16 @@ from vitspec.fileio import atomic_torch_save, safe_torch_load
 from vitspec.models.backbones.spec_vit import SpecViT
 
 
-def convert_file(src: str, dst: str, fmt: str, num_heads: int = None) -> dict:
-    """Convert ``src`` to ``dst``; returns the backbone_cfg stored in ``dst``'s meta."""
-    sd, backbone_cfg = convert_checkpoint(safe_torch_load(src), fmt, num_heads)
+def convert_file(
+    src: str, dst: str, fmt: str, num_heads: int = None, trust_pickle: bool = False, **pick
+) -> dict:
+    """Convert ``src`` to ``dst``; returns the backbone_cfg stored in ``dst``'s meta.
+
+    ``pick`` chooses the weights of a training checkpoint (``use_ema``, ``branch``: see
+    vitspec.checkpoints.containers); ``trust_pickle`` unpickles a file the allow-list refuses
+    (safe_torch_load), for a file the user made themselves."""
+    checkpoint = safe_torch_load(src, trust_pickle=trust_pickle)
+    sd, backbone_cfg = convert_checkpoint(checkpoint, fmt, num_heads, **pick)
     check_builds(sd, backbone_cfg, src)
     meta = dict(backbone_cfg=backbone_cfg, source=osp.basename(src), format=fmt)
     atomic_torch_save(dict(meta=meta, state_dict=sd), dst)

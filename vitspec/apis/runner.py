@@ -17,16 +17,18 @@ from mmengine.logging import print_log
 from mmengine.registry import RUNNERS
 from mmengine.runner import Runner
 
-from vitspec.engine.finite_loss_amp import AMP_FORM, AMP_WRAPPERS
+from vitspec.apis.cfg_options import merge_cfg_options
+from vitspec.apis.config_errors import load_config
+from vitspec.engine.finite_loss_amp import AMP_DTYPES, AMP_FORM, AMP_WRAPPERS
 from vitspec.errors import DataFileError
 
 DIST_TIMEOUT_S = int(os.environ.get('VITSPEC_DIST_TIMEOUT', 1800))
 
 
 def config_from_args(args) -> Config:
-    cfg = Config.fromfile(args.config)
+    cfg = load_config(args.config)
     if args.cfg_options:
-        cfg.merge_from_dict(args.cfg_options)
+        merge_cfg_options(cfg, args.cfg_options)
     cfg.launcher = args.launcher
     if args.work_dir:
         cfg.work_dir = args.work_dir
@@ -35,8 +37,11 @@ def config_from_args(args) -> Config:
     return cfg
 
 
-def enable_amp(cfg: Config) -> Config:
-    """The config's optimizer wrapper in its mixed-precision form, finite-loss guard kept."""
+def enable_amp(cfg: Config, dtype: str = None) -> Config:
+    """The config's optimizer wrapper in its mixed-precision form, finite-loss guard kept.
+
+    ``dtype``: 'fp16' (dynamic loss scaling) or 'bf16' (no loss scaling: bfloat16 has
+    float32's exponent range); None keeps the config's (float16 unless it names one)."""
     kind = cfg.optim_wrapper.get('type', 'OptimWrapper')
     if kind in AMP_FORM:
         cfg.optim_wrapper.type = AMP_FORM[kind]
@@ -47,6 +52,12 @@ def enable_amp(cfg: Config) -> Config:
             f'(known: {", ".join(sorted(AMP_FORM))}; already mixed precision: '
             f'{", ".join(AMP_WRAPPERS)})'
         )
+    if dtype is not None:
+        if dtype not in AMP_DTYPES:
+            raise ValueError(f'--amp: dtype must be one of {sorted(AMP_DTYPES)}, got {dtype!r}')
+        cfg.optim_wrapper.dtype, loss_scale = AMP_DTYPES[dtype]
+        if dtype == 'bf16' or cfg.optim_wrapper.get('loss_scale') in (None, dict(enabled=False)):
+            cfg.optim_wrapper.loss_scale = loss_scale
     return cfg
 
 

@@ -18,6 +18,7 @@ METRICS = {
     'IoUMetric': ['mIoU', 'mAcc', 'aAcc'],
     'DepthErrorMetric': ['rmse', 'abs_rel', 'a1'],
     'CocoMetric': ['coco/bbox_mAP', 'coco/segm_mAP'],
+    'DatasetCocoMetric': ['coco/bbox_mAP', 'coco/segm_mAP'],
 }
 
 

@@ -6,7 +6,7 @@ from contextlib import nullcontext
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from .models import build
+from .models import base_name, build
 
 
 def _sum(out):
@@ -21,12 +21,16 @@ class Case:
     def __init__(self, name, size, img, batch, dtype, mode, device):
         torch.manual_seed(0)
         self.name, self.mode, self.device = name, mode, device
-        self.model = build(name, size).to(device)
-        self.model.train(mode == 'training')  # mmseg's ViT.train() returns None: no chaining
+        model, compiled = base_name(name)
+        self.eager = build(model, size).to(device)
+        self.eager.train(mode == 'training')  # mmseg's ViT.train() returns None: no chaining
+        self.model = torch.compile(self.eager) if compiled else self.eager
         self.x = torch.randn(batch, 3, img, img, device=device)
         self.autocast = (
             torch.autocast(device.type, dtype=torch.bfloat16) if dtype == 'bf16' else nullcontext()
         )
+        # the first step compiles: its time, apart from the timed steps (None: eager)
+        self.compile_s = self.timed() if compiled else None
 
     def step(self):
         if self.mode == 'inference':
@@ -47,9 +51,17 @@ class Case:
         return time.perf_counter() - start
 
     def flops(self):
-        with FlopCounterMode(display=False) as counter:
-            self.step()
+        """The work of one step, counted on the eager model (the same operations)."""
+        model, self.model = self.model, self.eager
+        try:
+            with FlopCounterMode(display=False) as counter:
+                self.step()
+        finally:
+            self.model = model
         return counter.get_total_flops()
+
+    def compile_seconds(self):
+        return self.compile_s
 
     def memory_bytes(self):
         """Peak allocated bytes on CUDA; on CPU, the bytes of tensors saved for backward."""
@@ -57,8 +69,8 @@ class Case:
             torch.cuda.reset_peak_memory_stats()
             self.step()
             return torch.cuda.max_memory_allocated()
-        if self.mode == 'inference':
-            return None
+        if self.mode == 'inference' or self.model is not self.eager:
+            return None  # compiled: saved-tensor hooks would send it back through dynamo
         saved = 0
 
         def pack(t):

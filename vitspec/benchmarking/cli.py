@@ -9,7 +9,7 @@ import torch
 
 from .machine import describe_device
 from .measure import run_setting
-from .models import MODELS, SIZES, SPECVIT_VARIANTS
+from .models import COMPILED, MODELS, SIZES, SPECVIT_VARIANTS
 from .presets import PRESETS, TARGETS
 from .report import format_table
 from .targets import check_targets
@@ -25,9 +25,10 @@ def main(argv=None):
     parser.add_argument(
         '--models',
         nargs='+',
-        choices=list(MODELS),
+        choices=[*MODELS, *(m + COMPILED for m in MODELS)],
         metavar='MODEL',
-        help=f'timm, mmseg, {", ".join(SPECVIT_VARIANTS)}',
+        help=f'timm, mmseg, {", ".join(SPECVIT_VARIANTS)}; any of them with the suffix '
+        f'{COMPILED}: through torch.compile, its compilation timed apart',
     )
     parser.add_argument('--size', default='s16', choices=sorted(SIZES))
     parser.add_argument('--img', type=int, default=224)

@@ -61,6 +61,7 @@ def _measure(setting, cases, device, rounds, warmup, baseline):
                 gflops=flops / 1e9,
                 gemm_fraction=flops / median / rate,
                 memory_mb=_mb(case.memory_bytes()),
+                compile_s=case.compile_seconds(),
                 runs=len(times[case.name]),
                 times_s=times[case.name],
             )

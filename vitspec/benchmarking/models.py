@@ -17,6 +17,15 @@ SPECVIT_VARIANTS = {
     'specvit-cp': dict(with_cp=True),
 }
 MODELS = ('timm', 'mmseg', *SPECVIT_VARIANTS)
+# a model name with this suffix runs through torch.compile (inductor); its compilation happens
+# when the worker starts, timed apart (Case.compile_s) and before the warm-up
+COMPILED = '+compile'
+
+
+def base_name(name):
+    """The model a (possibly compiled) benchmark name builds, and whether it is compiled."""
+    compiled = name.endswith(COMPILED)
+    return (name[: -len(COMPILED)] if compiled else name), compiled
 
 
 def build(name, size):

@@ -50,6 +50,28 @@ PRESETS = {
             rounds=3,
         ),
     ],
+    # torch.compile (inductor) against eager, compiled SpecViT against timm's eager ViT:
+    # compilation takes minutes per model, hence a preset of its own
+    'compile': [
+        dict(
+            size='s16',
+            img=224,
+            batch=8,
+            dtype='fp32',
+            mode='inference',
+            rounds=20,
+            models=['timm', 'specvit', 'specvit+compile'],
+        ),
+        dict(
+            size='s16',
+            img=224,
+            batch=8,
+            dtype='fp32',
+            mode='training',
+            rounds=10,
+            models=['timm', 'specvit', 'specvit+compile'],
+        ),
+    ],
     'toy': [
         dict(
             size='t8',
@@ -119,6 +141,36 @@ TARGETS = {
             (4, 'specvit'),
             'memory',
             '<= 0.50',
+        ),
+    ],
+    'compile': [
+        (
+            'compiled SpecViT vs eager timm, inference speed',
+            (0, 'specvit+compile'),
+            (0, 'timm'),
+            'speed',
+            '>= 1.20',
+        ),
+        (
+            'compiled vs eager SpecViT, inference speed',
+            (0, 'specvit+compile'),
+            (0, 'specvit'),
+            'speed',
+            '>= 1.20',
+        ),
+        (
+            'compiled vs eager SpecViT, training speed',
+            (1, 'specvit+compile'),
+            (1, 'specvit'),
+            'speed',
+            '>= 1.00',
+        ),
+        (
+            'compiled SpecViT vs eager timm, training speed',
+            (1, 'specvit+compile'),
+            (1, 'timm'),
+            'speed',
+            '>= 1.00',
         ),
     ],
 }

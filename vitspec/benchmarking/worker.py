@@ -86,6 +86,9 @@ class Worker:
     def memory_bytes(self):
         return self._call('memory_bytes')
 
+    def compile_seconds(self):
+        return self._call('compile_seconds')
+
     def close(self):
         if self.process.is_alive():
             self.conn.send(None)

@@ -3,7 +3,10 @@
 import math
 import re
 
+import torch
+
 from vitspec.errors import CheckpointError
+from vitspec.layers.rope import rope_periods
 from vitspec.layers.swiglu import swiglu_hidden
 
 from .head_counts import heads_from_table
@@ -21,6 +24,8 @@ def infer_backbone_cfg(sd: dict, fmt: str, num_heads: int = None) -> dict:
     ``num_heads`` when given, else from the table of the format's published widths; a width not
     in it is a CheckpointError asking for ``num_heads`` (``--num-heads``), never a guess.
     """
+    if fmt == 'dinov3':
+        return _dinov3_cfg(sd, num_heads)
     for key in ('patch_embed.proj.weight', 'pos_embed', 'cls_token', 'blocks.0.attn.proj.weight'):
         if key not in sd:
             raise CheckpointError(f'not a ViT checkpoint in SpecViT layout: no {key!r}')
@@ -51,6 +56,62 @@ def infer_backbone_cfg(sd: dict, fmt: str, num_heads: int = None) -> dict:
     if num_ca:
         cfg.update(num_class_attn_layers=num_ca, talking_heads='blocks.0.attn.proj_l.weight' in sd)
     return cfg
+
+
+def _dinov3_cfg(sd: dict, given_heads) -> dict:
+    """DINOv3: no learned position table but rotary periods (their count shows the head
+    width), LayerNorm eps 1e-5, LayerScale and storage tokens (facebookresearch/dinov3
+    dinov3/hub/backbones.py)."""
+    for key in ('patch_embed.proj.weight', 'cls_token', 'blocks.0.attn.proj.weight'):
+        if key not in sd:
+            raise CheckpointError(f'not a DINOv3 ViT checkpoint: no {key!r}')
+    if 'pos_embed' in sd:
+        raise CheckpointError('a DINOv3 ViT has no pos_embed: is this a DINOv2 checkpoint?')
+    embed_dims, _, patch, _ = sd['patch_embed.proj.weight'].shape
+    periods = sd.get('rope.periods')
+    if periods is None:  # timm's port: the base DINOv3 uses everywhere
+        num_heads = _num_heads(sd, 'dinov3', embed_dims, given_heads)
+        rope = dict(base=100.0)
+    else:
+        head_dim = 4 * periods.numel()
+        num_heads = embed_dims // head_dim
+        if given_heads and given_heads != num_heads:
+            raise CheckpointError(
+                f'num_heads={given_heads} was given but rope.periods ({periods.numel()} '
+                f'periods: heads of {head_dim}) make {num_heads} heads of {embed_dims}'
+            )
+        rope = _rope_schedule(periods.float(), head_dim)
+    return dict(
+        img_size=224,
+        patch_size=patch,
+        embed_dims=embed_dims,
+        num_layers=_count(sd, 'blocks'),
+        num_heads=num_heads,
+        **_mlp(sd, embed_dims),
+        qkv_bias='blocks.0.attn.qkv.bias' in sd,
+        num_register_tokens=sd['reg_token'].shape[1] if 'reg_token' in sd else 0,
+        with_pos_embed=False,
+        pos_embed_cls=False,
+        rope=rope,
+        norm_eps=1e-5,
+        layer_scale_init=1e-5 if 'blocks.0.ls1.gamma' in sd else None,
+    )
+
+
+def _rope_schedule(periods: torch.Tensor, head_dim: int) -> dict:
+    """The rope options whose periods these are (DINOv3 stores them rounded to bf16): a base,
+    else a min / max period range. The loaded buffer keeps the stored values."""
+    n = periods.numel()
+    if n > 1:
+        base = float(f'{periods[-1].item() ** (head_dim / (4 * (n - 1))):.3g}')
+        if torch.allclose(rope_periods(head_dim, base), periods, rtol=1e-2):
+            return dict(base=base)
+    lo, hi = float(f'{periods[0].item():.3g}'), float(f'{periods[-1].item():.3g}')
+    if torch.allclose(rope_periods(head_dim, None, lo, hi), periods, rtol=1e-2):
+        return dict(base=None, min_period=lo, max_period=hi)
+    raise CheckpointError(
+        f'rope.periods {periods.tolist()} follow neither a base nor a min / max period schedule'
+    )
 
 
 def _num_heads(sd: dict, fmt: str, embed_dims: int, given) -> int:

@@ -20,15 +20,23 @@ VIT_HEADS = {192: 3, 384: 6, 768: 12, 1024: 16, 1280: 16, 1408: 16, 1536: 24, 16
 # weights show the count, so this table only backs that reading up.
 CAIT_HEADS = {192: 4, 288: 6, 384: 8, 768: 16}
 
-# DINOv3 (Simeoni et al. 2025): S and S+ 384, B 768, L 1024, H+ 1280, 7B 4096. No converter
-# format reads DINOv3: its rotary position embedding has no SpecViT counterpart (no pos_embed).
-# Kept so that its H+ is never taken for a ViT-H: the same width, 20 heads instead of 16.
+# DINOv3 (Simeoni et al. 2025): S and S+ 384, B 768, L and L+ 1024, H+ 1280, 7B 4096, all with
+# 64-channel heads. Its own checkpoints show the head width in ``rope_embed.periods`` (head_dim /
+# 4 of them); this table serves timm's port, which does not store them. Its H+ is not a ViT-H:
+# the same width, 20 heads instead of 16.
 DINOV3_HEADS = {384: 6, 768: 12, 1024: 16, 1280: 20, 4096: 32}
 
 FAMILY_HEADS = dict(vit=VIT_HEADS, cait=CAIT_HEADS, dinov3=DINOV3_HEADS)
 
 # The families whose checkpoints each converter format reads.
-FORMAT_FAMILIES = dict(timm=('vit',), dinov2=('vit',), deit3=('vit',), mae=('vit',), cait=('cait',))
+FORMAT_FAMILIES = dict(
+    timm=('vit',),
+    dinov2=('vit',),
+    deit3=('vit',),
+    mae=('vit',),
+    cait=('cait',),
+    dinov3=('dinov3',),
+)
 
 
 def heads_from_table(embed_dims: int, fmt: str) -> int:

@@ -4,39 +4,15 @@ import math
 from typing import NamedTuple
 
 import timm
-import torch
 from mmengine.logging import print_log
 
 from vitspec.errors import CheckpointError
 from vitspec.fileio import safe_torch_load
 from vitspec.layers import resample_pos_embed
 
+from .containers import unwrap_state_dict
 from .formats import SOURCE_ONLY_KEYS, convert_state_dict
 from .mismatch import describe_mismatch, find_mismatch
-
-WRAPPER_KEYS = ('state_dict', 'model', 'teacher', 'module')
-PREFIXES = ('module.', 'backbone.')
-
-
-def unwrap_state_dict(checkpoint: dict) -> dict:
-    """The tensor dict inside a training checkpoint, with wrapper prefixes removed."""
-    sd = checkpoint
-    while isinstance(sd, dict):
-        inner = next((k for k in WRAPPER_KEYS if isinstance(sd.get(k), dict)), None)
-        if inner is None:
-            break
-        sd = sd[inner]
-    if not isinstance(sd, dict) or not all(torch.is_tensor(v) for v in sd.values()):
-        raise CheckpointError(
-            'no state dict of tensors found in the checkpoint '
-            f'(looked under {", ".join(WRAPPER_KEYS)})'
-        )
-    for prefix in PREFIXES:
-        if sd and all(k.startswith(prefix) for k in sd):
-            sd = {k[len(prefix) :]: v for k, v in sd.items()}
-    if any(k.startswith('backbone.') for k in sd):  # a whole detector / segmentor
-        sd = {k[len('backbone.') :]: v for k, v in sd.items() if k.startswith('backbone.')}
-    return sd
 
 
 def drop_cls(model, sd: dict) -> list:
@@ -59,8 +35,8 @@ def _square(n: int) -> bool:
 def fit_pos_embed(model, sd: dict) -> dict:
     """Resample a checkpoint's pos_embed (square grid assumed) to the model's grid."""
     pos = sd.get('pos_embed')
-    if pos is None or pos.shape == model.pos_embed.shape:
-        return sd
+    if pos is None or model.pos_embed is None or pos.shape == model.pos_embed.shape:
+        return sd  # a model without a table: the strict check names pos_embed as unexpected
     num_prefix = int(model.pos_embed_cls)
     side = math.isqrt(pos.shape[1] - num_prefix)
     if side * side != pos.shape[1] - num_prefix or pos.shape[-1] != model.pos_embed.shape[-1]:

@@ -1,12 +1,16 @@
-"""COCO instances that fail early on missing images and log the boxes they drop.
+"""COCO instances that fail early on missing images and log the annotations they drop.
 
-mmdet's CocoDataset drops boxes of non-positive size without a word and finds a missing image
-only when the loader reaches it, mid-training. This one checks every local image once when the
-annotation file is read and names the images of the boxes it drops.
+mmdet's CocoDataset drops boxes of non-positive size and annotations of a category the file
+does not list without a word, reads an empty or malformed annotation file with an error that
+does not name it, and finds a missing image only when the loader reaches it, mid-training. This
+one checks the file's structure and every local image once when the annotation file is read,
+and names the images of the annotations it drops.
 """
 
+import logging
 import math
 import os.path as osp
+from functools import partial
 from typing import List
 
 from mmdet.datasets import CocoDataset
@@ -17,9 +21,16 @@ from mmengine.logging import print_log
 from vitspec.errors import DataFileError
 
 from .checked_loading import CheckedLoadImageFromFile
+from .named_coco_api import NamedCOCO
 
 TRANSFORMS.register_module(module=CheckedLoadImageFromFile)  # its errors name the file
 MAX_LISTED = 10
+# Annotations of a category the file does not list are dropped with a warning; above this share
+# of all annotations the file is taken for broken (ids from another label set, or no categories
+# written) and refused: training on the rest would learn from a fraction of the boxes.
+MAX_UNKNOWN_CATEGORY_SHARE = 0.01
+# The metainfo key under which the evaluator (DatasetCocoMetric) finds the file read here.
+ANN_FILE_KEY = 'ann_file'
 
 
 def invalid_box_reason(bbox) -> str:
@@ -40,36 +51,87 @@ def _listing(items: List[str]) -> str:
 
 @DATASETS.register_module()
 class CheckedCocoDataset(CocoDataset):
-    """CocoDataset that raises DataFileError listing the images of the annotation file that
-    are not on disk (local storage only; remote backends are not polled per image), and logs
-    a warning naming each image whose boxes of invalid size it drops."""
+    """CocoDataset that raises DataFileError naming the annotation file when it is empty, not
+    JSON or lacks ``images`` / ``annotations`` / ``categories`` (``annotations`` may be absent
+    in test mode: image-info files), listing the images of the file that are not on disk (local
+    storage only; remote backends are not polled per image), and when more than
+    MAX_UNKNOWN_CATEGORY_SHARE of the annotations have a ``category_id`` the file does not
+    list. It logs a warning naming each image whose annotations of invalid box size or unknown
+    category it drops, and the count of annotations of listed categories outside the chosen
+    ``classes``. Its metainfo names the annotation file (``ann_file``) for the evaluator;
+    ``referenced_images`` holds the path of every image the file lists."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._metainfo[ANN_FILE_KEY] = self.ann_file
+
+    @property
+    def COCOAPI(self):  # noqa: N802 (mmdet's name)
+        return partial(NamedCOCO, name=self.ann_file, need_annotations=not self.test_mode)
 
     def load_data_list(self) -> List[dict]:
-        self._dropped = []
+        self._dropped, self._unknown_category, self._unchosen_category = [], [], 0
+        self._num_annotations = 0
+        self._file_category_ids = None
         data_list = super().load_data_list()
-        if self._dropped:
-            print_log(
-                f'{self.ann_file}: dropped {len(self._dropped)} annotations with invalid '
-                f'boxes: {_listing(self._dropped)}',
-                logger='current',
-                level='WARNING',
-            )
+        self._report_dropped()
+        self.referenced_images = frozenset(d['img_path'] for d in data_list)
         self._check_images_exist(data_list)
         return data_list
 
     def parse_data_info(self, raw_data_info: dict) -> dict:
+        if self._file_category_ids is None:
+            self._file_category_ids = set(self.coco.cats)
+            self._chosen_category_ids = set(self.cat_ids)
         img_info = raw_data_info['raw_img_info']
         kept = []
         for ann in raw_data_info['raw_ann_info']:
+            self._num_annotations += 1
+            category = ann.get('category_id')
             reason = invalid_box_reason(ann.get('bbox'))
             if reason:
                 self._dropped.append(
                     f'{img_info["file_name"]} (annotation {ann.get("id")}, '
                     f'bbox {ann.get("bbox")}: {reason})'
                 )
+            elif category not in self._file_category_ids:
+                self._unknown_category.append(
+                    f'{img_info["file_name"]} (annotation {ann.get("id")}, '
+                    f'category_id {category!r})'
+                )
             else:
+                self._unchosen_category += category not in self._chosen_category_ids
                 kept.append(ann)
         return super().parse_data_info(dict(raw_data_info, raw_ann_info=kept))
+
+    def _report_dropped(self) -> None:
+        if self._dropped:
+            print_log(
+                f'{self.ann_file}: dropped {len(self._dropped)} annotations with invalid '
+                f'boxes: {_listing(self._dropped)}',
+                logger='current',
+                level=logging.WARNING,
+            )
+        unknown = self._unknown_category
+        if unknown:
+            message = (
+                f'{self.ann_file}: {len(unknown)} of {self._num_annotations} annotations have a '
+                f"category_id that is not in the file's categories "
+                f'(ids {sorted(self._file_category_ids)}): {_listing(unknown)}'
+            )
+            if len(unknown) > MAX_UNKNOWN_CATEGORY_SHARE * self._num_annotations:
+                raise DataFileError(
+                    f'{message}; more than {MAX_UNKNOWN_CATEGORY_SHARE:.0%} of the annotations '
+                    f'cannot be used'
+                )
+            print_log(f'{message}; dropped', logger='current', level=logging.WARNING)
+        if self._unchosen_category:
+            print_log(
+                f'{self.ann_file}: {self._unchosen_category} annotations of categories outside '
+                f'the configured classes are not used',
+                logger='current',
+                level=logging.INFO,
+            )
 
     def _check_images_exist(self, data_list: List[dict]) -> None:
         prefix = self.data_prefix.get('img', '') or self.data_root or '.'

@@ -21,7 +21,9 @@ class LoadDepthPNG(BaseTransform):
     """Load a 16-bit depth PNG as metres (``value / depth_scale``; 0 = no measurement).
 
     ``depth_scale``: 1000 for NYU (mm), 256 for KITTI. Refuses, naming the file, a PNG that is
-    not single-channel 16-bit or whose size differs from the image loaded before it.
+    not single-channel 16-bit or whose size differs from the image loaded before it. Decoded
+    'unchanged', in its stored pixel order (an EXIF orientation tag is ignored), as
+    CheckedLoadImageFromFile decodes its image.
 
     ``expected_range`` (lo, hi), metres: checks the unit of every map loaded, not only the first
     ones, so one file written differently is caught too. The median of the valid pixels after

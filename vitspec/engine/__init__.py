@@ -1,29 +1,35 @@
 """Importing this package registers its modules."""
 
 from .cpu_distributed import CPUDistributedDataParallel
+from .dataset_report import DatasetReportHook
 from .empty_dataset_check import EmptyDatasetCheckHook
 from .finite_loss import FiniteLossOptimWrapper
 from .finite_loss_amp import FiniteLossAmpOptimWrapper
 from .layer_decay import LayerDecayOptimWrapperConstructor
 from .linear_probe import BackboneNotFrozenError, LinearProbeHook
+from .mmcv_ops_check import MmcvCudaOpsCheckHook
 from .no_decay import no_decay_parameters
 from .progress_bar_hook import EvalProgressBarHook
 from .safe_io_hook import SafeIOHook
 from .strict_load import StrictLoadRunner
+from .targets_check import TargetsCheckHook
 from .unused_parameters import UnusedParameterCheckHook, UnusedParameterError
 
 __all__ = [
     'BackboneNotFrozenError',
     'CPUDistributedDataParallel',
+    'DatasetReportHook',
     'EmptyDatasetCheckHook',
     'EvalProgressBarHook',
     'FiniteLossAmpOptimWrapper',
     'FiniteLossOptimWrapper',
     'LayerDecayOptimWrapperConstructor',
     'LinearProbeHook',
+    'MmcvCudaOpsCheckHook',
     'no_decay_parameters',
     'SafeIOHook',
     'StrictLoadRunner',
+    'TargetsCheckHook',
     'UnusedParameterCheckHook',
     'UnusedParameterError',
 ]

@@ -6,6 +6,7 @@ leaves the mismatched weights at their random init and only prints the keys, and
 fails later on the optimizer's parameter groups without naming the file.
 """
 
+import os.path as osp
 import re
 
 from mmengine.model import BaseTTAModel, is_model_wrapper
@@ -23,6 +24,8 @@ MAY_MISS = ('num_batches_tracked',)  # as mmengine's loader: older BatchNorm che
 def load_checkpoint_strict(runner, filename, map_location='cpu', revise_keys=MODULE_PREFIX):
     """``Runner.load_checkpoint(filename, strict=True)``, raising CheckpointError with the file,
     the counts of missing / unexpected / mis-shaped keys and a few of them by name."""
+    if osp.isdir(filename):
+        raise CheckpointError(folder_message(filename, resuming=runner._resume))
     checkpoint = _load_checkpoint(filename, map_location=map_location)
     if not isinstance(checkpoint, dict):
         raise CheckpointError(f'{filename} holds no checkpoint dict')
@@ -47,6 +50,19 @@ def load_checkpoint_strict(runner, filename, map_location='cpu', revise_keys=MOD
     runner._has_loaded = True  # what mmengine's own load_checkpoint records
     runner.logger.info(f'Load checkpoint from {filename} (strict)')
     return checkpoint
+
+
+def folder_message(path: str, resuming: bool) -> str:
+    """What to say for a folder where a checkpoint file was expected; a folder given to
+    ``--resume`` is taken for a work dir."""
+    message = f'{path} is a folder, not a checkpoint file'
+    if resuming:
+        return (
+            f'{message}. To resume from the latest checkpoint of a work dir, give --resume '
+            f'without a path (tools/train.py CONFIG --resume --work-dir {path}), or '
+            f'resume=True and no load_from in the config'
+        )
+    return f'{message}: name one of its .pth files'
 
 
 @RUNNERS.register_module()

@@ -1,3 +1,4 @@
 """Importing this package registers its modules."""
 
+from .dataset_coco_metric import DatasetCocoMetric  # noqa: F401
 from .depth_metric import DepthErrorMetric  # noqa: F401

@@ -2,7 +2,8 @@
 
 mmengine 0.10.7 calls ``torch.load`` without ``weights_only``; on torch >= 2.6 that refuses its
 own training checkpoints, which pickle a few non-tensor objects. We allow exactly those, and
-nothing that can run code: a file that needs any other global is refused and the globals named.
+nothing that can run code: a file that needs any other global is refused and the globals named,
+unless the user trusts that one file explicitly (fileio/trusted_pickle.py).
 """
 
 import os.path as osp
@@ -15,6 +16,9 @@ from mmengine.logging import HistoryBuffer
 
 from vitspec.errors import CheckpointError
 
+from .training_globals import TRAINING_SCRIPT_GLOBALS
+from .trusted_pickle import TRUST_ENV, load_trusted_pickle, trusted_by_env
+
 
 def _history_buffer_getattr(obj, name):
     # HistoryBuffer pickles its statistics methods as getattr(HistoryBuffer, 'mean'), ...
@@ -25,7 +29,7 @@ def _history_buffer_getattr(obj, name):
 
 
 # What mmengine's Runner stores besides tensors: message-hub history buffers, numpy scalars
-# and arrays in the meta / runtime info.
+# and arrays in the meta / runtime info; and what training scripts store (training_globals.py).
 ALLOWED_GLOBALS = [
     HistoryBuffer,
     (_history_buffer_getattr, 'builtins.getattr'),
@@ -34,20 +38,30 @@ ALLOWED_GLOBALS = [
     np._core.multiarray._reconstruct,
     np._core.multiarray.scalar,
     *(getattr(np.dtypes, name) for name in np.dtypes.__all__),
+    *TRAINING_SCRIPT_GLOBALS,
 ]
 
 
-def safe_torch_load(filename: str, map_location='cpu'):
+def safe_torch_load(filename: str, map_location='cpu', trust_pickle: bool = False):
     """Load a checkpoint with ``weights_only=True`` and the allow-list above.
 
     Raises CheckpointError naming the file and, for a refused pickle, the globals it needs.
+    A refused file is unpickled in full only when trusted explicitly: ``trust_pickle`` or its
+    path in ``VITSPEC_TRUST_PICKLE`` (see trusted_pickle.py); that logs a WARNING.
     """
+    if osp.isdir(filename):
+        raise CheckpointError(f'{filename} is a folder, not a checkpoint file{_dcp_hint(filename)}')
     if not osp.isfile(filename):
         raise FileNotFoundError(f'checkpoint {filename} does not exist')
     try:
         with torch.serialization.safe_globals(ALLOWED_GLOBALS):
             return torch.load(filename, map_location=map_location, weights_only=True)
     except pickle.UnpicklingError as exc:
+        if trust_pickle or trusted_by_env(filename):
+            try:
+                return load_trusted_pickle(filename, map_location, _needed_globals(filename))
+            except Exception as trusted_exc:
+                raise _unreadable(filename, trusted_exc) from None
         if zipfile.is_zipfile(filename):  # a well-formed checkpoint asking for more globals
             raise CheckpointError(_refusal_message(filename, exc)) from None
         raise _unreadable(filename, exc) from None
@@ -68,19 +82,50 @@ def _unreadable(filename, exc):
     )
 
 
-def _refusal_message(filename, exc):
+def _needed_globals(filename) -> list:
+    """The globals the file needs that the allow-list lacks (empty if it cannot tell)."""
     try:
         needed = torch.serialization.get_unsafe_globals_in_checkpoint(filename)
     except Exception:  # not a zip checkpoint: the unpickler's own message is all we have
-        needed = []
+        return []
     allowed = {
-        f'{g.__module__}.{g.__qualname__}' for g in ALLOWED_GLOBALS if not isinstance(g, tuple)
-    } | {'builtins.getattr'}
-    unknown = sorted(set(needed) - allowed)
+        g[1] if isinstance(g, tuple) else f'{g.__module__}.{g.__qualname__}'
+        for g in ALLOWED_GLOBALS
+    }
+    return sorted(set(needed) - allowed)
+
+
+def _refusal_message(filename, exc):
+    unknown = _needed_globals(filename)
     if unknown:
         return (
             f'{filename} needs unpickling of globals that are not allowed: '
             f'{", ".join(unknown)}. Refusing to load it (it could run arbitrary code). '
-            f'Convert it to a plain state dict of tensors.'
+            f'Convert it to a plain state dict of tensors.{_sharded_hint(unknown)} If you made '
+            f'this file yourself, you may trust it explicitly: tools/convert_checkpoint.py '
+            f'--trust-pickle, or {TRUST_ENV}={filename} for load_from / init_cfg '
+            f'(this runs any code stored in it).'
         )
     return f'{filename} was refused by the safe unpickler: {exc}'
+
+
+def _sharded_hint(unknown) -> str:
+    if not any(name.startswith('torch.distributed') for name in unknown):
+        return ''
+    return (
+        " It holds one rank's shard of a distributed model (e.g. DINOv2's "
+        'model_*.rank_*.pth, FSDP local state): convert the full teacher weights instead, '
+        'which DINOv2 / DINOv3 training writes to eval/<iteration>/teacher_checkpoint.pth.'
+    )
+
+
+def _dcp_hint(folder) -> str:
+    if not osp.isfile(osp.join(folder, '.metadata')):
+        return ''
+    return (
+        ': a torch.distributed.checkpoint folder (as DINOv3 training writes to ckpt/<iteration>/), '
+        'whose metadata only plain unpickling reads, so it is not read here. Convert the teacher '
+        'that training writes to eval/<iteration>/teacher_checkpoint.pth '
+        '(train.sharded_eval_checkpoint=false), or make one file yourself with '
+        'torch.distributed.checkpoint.format_utils.dcp_to_torch_save'
+    )

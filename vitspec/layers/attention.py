@@ -10,6 +10,7 @@ from .rel_pos import (
     table_rel_pos_bias,
     table_size,
 )
+from .rope import apply_rope
 from .token_layout import TokenLayout
 from .window_attention import windowed_sdpa
 
@@ -31,6 +32,10 @@ class Attention(nn.Module):
     logits, prefix tokens get none; 'table' adds a BEiT table for the patch grid
     ``rel_pos_size`` with its CLS entries (global attention, at most one prefix token: CLS).
     Both start at zero, so a new block equals the one without.
+
+    A layout with ``rope`` tables (see `rope`) rotates q and k of every token before the
+    attention, windowed or not, so windows see the rotations of the global patch grid; prefix
+    rows are the identity. Window padding of 'zeros' is not rotated (it has no grid position).
     """
 
     def __init__(
@@ -91,8 +96,10 @@ class Attention(nn.Module):
         self, x: torch.Tensor, layout: TokenLayout = TokenLayout(), layer_scale: nn.Module = None
     ) -> torch.Tensor:
         B, N, _ = x.shape
-        num_cls, hw = layout
+        num_cls, hw = layout.num_cls, layout.hw
         q, k, v = self._qkv(x, num_cls)
+        if layout.rope is not None:
+            q, k = apply_rope(q, layout.rope), apply_rope(k, layout.rope)
         if (self.window_size or self.rel_pos_bias) and hw is None:
             raise ValueError(
                 'windowed attention and relative position bias need the patch '

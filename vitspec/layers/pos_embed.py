@@ -21,6 +21,8 @@ def resample_pos_embed(
     if new_hw == old_hw:
         return pos_embed
     if mode == 'timm':
+        if torch.compiler.is_compiling():
+            return _antialiased_bicubic_by_matmul(pos_embed, new_hw, old_hw, num_prefix)
         return resample_abs_pos_embed(
             pos_embed, list(new_hw), list(old_hw), num_prefix_tokens=num_prefix, antialias=True
         )
@@ -37,3 +39,24 @@ def resample_pos_embed(
     assert tuple(grid.shape[-2:]) == new_hw, (grid.shape, new_hw)
     grid = grid.permute(0, 2, 3, 1).reshape(1, -1, dim).to(pos_embed.dtype)
     return torch.cat([prefix, grid], dim=1)
+
+
+def _antialiased_bicubic_by_matmul(pos_embed, new_hw, old_hw, num_prefix: int) -> torch.Tensor:
+    """The 'timm' resampling as a product with two resize matrices, for torch.compile: the
+    antialiased bicubic resize is separable and linear, and the backward of F.interpolate's has
+    no meta kernel for symbolic sizes (torch 2.14), so training on varying input sizes failed to
+    compile. Equal to timm's up to float rounding."""
+    prefix, grid = pos_embed[:, :num_prefix], pos_embed[:, num_prefix:]
+    rows = _resize_matrix(old_hw[0], new_hw[0], grid.device)
+    cols = _resize_matrix(old_hw[1], new_hw[1], grid.device)
+    grid = grid.float().reshape(*old_hw, -1)
+    grid = torch.einsum('Hh,hwc,Ww->HWc', rows, grid, cols).reshape(1, -1, grid.shape[-1])
+    return torch.cat([prefix, grid.to(pos_embed.dtype)], dim=1)
+
+
+def _resize_matrix(old: int, new: int, device) -> torch.Tensor:
+    """(new, old): the antialiased bicubic resize of a length-``old`` signal to ``new``."""
+    # the signal along W: along H with W = 1, the CPU kernel returns a constant (torch 2.14)
+    basis = torch.eye(old, device=device).reshape(old, 1, 1, old)
+    resized = F.interpolate(basis, size=(1, new), mode='bicubic', antialias=True)
+    return resized.reshape(old, new).T

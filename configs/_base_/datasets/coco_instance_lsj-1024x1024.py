@@ -64,9 +64,10 @@ val_dataloader = dict(
     ),
 )
 test_dataloader = val_dataloader
+# mmdet's CocoMetric scoring against the annotation file the evaluated dataset read (decided
+# when the run starts, so a data_root given on the command line reaches the ground truth).
 val_evaluator = dict(
-    type='CocoMetric',
-    ann_file=data_root + 'annotations/instances_val2017.json',
+    type='DatasetCocoMetric',
     metric=['bbox', 'segm'],
     format_only=False,
 )

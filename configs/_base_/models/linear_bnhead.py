@@ -4,8 +4,10 @@
 # resized to the first one and concatenated (resize_concat), SyncBN, then a 1x1 conv; dropout 0,
 # cross-entropy weight 1.0. Leaves set the backbone (frozen), in_channels and num_classes, and take
 # runtime_probe.py, whose LinearProbeHook guards the frozen backbone.
+# ChunkedEncoderDecoder: mmseg's EncoderDecoder whose full-size label map is computed in row
+# bands of at most 256 MiB of class scores (a 5000 x 5000 test image does not need 15 GB).
 model = dict(
-    type='EncoderDecoder',
+    type='ChunkedEncoderDecoder',
     decode_head=dict(
         type='LinearBNHead',
         norm_cfg=dict(type='SyncBN', requires_grad=True),

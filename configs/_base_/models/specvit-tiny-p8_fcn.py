@@ -9,8 +9,10 @@ data_preprocessor = dict(
     seg_pad_val=255,
     size_divisor=8,
 )
+# ChunkedEncoderDecoder: mmseg's EncoderDecoder whose full-size label map is computed in row
+# bands of at most 256 MiB of class scores (a 5000 x 5000 test image does not need 15 GB).
 model = dict(
-    type='EncoderDecoder',
+    type='ChunkedEncoderDecoder',
     data_preprocessor=data_preprocessor,
     backbone=dict(
         type='SpecViT',

@@ -6,8 +6,10 @@
 # third tap (in_index 2), 256 channels, one conv, loss weight 0.4. Feature2Pyramid is mmseg's
 # registered module. Leaves set the backbone, the widths (embed_dims) and num_classes.
 norm_cfg = dict(type='SyncBN', requires_grad=True)
+# ChunkedEncoderDecoder: mmseg's EncoderDecoder whose full-size label map is computed in row
+# bands of at most 256 MiB of class scores (a 5000 x 5000 test image does not need 15 GB).
 model = dict(
-    type='EncoderDecoder',
+    type='ChunkedEncoderDecoder',
     neck=dict(type='Feature2Pyramid', rescales=[4, 2, 1, 0.5], norm_cfg=norm_cfg),
     decode_head=dict(
         type='UPerHead',

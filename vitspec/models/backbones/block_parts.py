@@ -54,6 +54,7 @@ def block_parts(
     rel_pos_size: Optional[Tuple[int, int]] = None,
     window_padding: str = 'masked',
     layer_scale_init: Optional[float] = None,
+    norm_eps: float = 1e-6,
     spec_norm: bool = False,
     spec_layer_scale: bool = False,
     spec_qkv: bool = False,
@@ -63,7 +64,7 @@ def block_parts(
 
     ``mlp_hidden``: the width fc2 reads (SwiGLU: the gated width, fc1 twice it). ``spec_*``:
     separate CLS parameters for the norms, the LayerScales and ``attn.qkv`` (full copies, or
-    low-rank with ``lora_rank``).
+    low-rank with ``lora_rank``). ``norm_eps``: of both LayerNorms.
     """
     if ffn_type not in FFN_TYPES:
         raise ValueError(f'ffn_type must be one of {", ".join(FFN_TYPES)}, got {ffn_type!r}')
@@ -89,7 +90,7 @@ def block_parts(
             window_padding=window_padding,
         ),
         mlp_layer=partial(FFN_TYPES[ffn_type], hidden=mlp_hidden),
-        norm_layer=SpecializedLayerNorm if spec_norm else LayerNorm,
+        norm_layer=partial(SpecializedLayerNorm if spec_norm else LayerNorm, eps=norm_eps),
         ls_layer=ls_layer,
     )
 

@@ -14,12 +14,13 @@ from vitspec.layers import LayerNorm, TokenLayout
 from vitspec.layers.class_attention import ClassAttentionBlock
 from vitspec.layers.patch_embed import PatchEmbed, center_pad_to_multiple
 from vitspec.layers.pos_embed import resample_pos_embed
+from vitspec.layers.rope import RopePositionEmbedding
 from vitspec.layers.swiglu import swiglu_hidden
 from vitspec.layers.token_graying import TokenGraying
 from vitspec.layers.vit_init import init_vit_weights
 
 from ..registry import register_backbone
-from .block_parts import build_blocks
+from .block_parts import LAYERWISE_SCALING, build_blocks
 from .inert_probe import refuse_inert_probe
 from .missing_keys import fill_missing_keys
 from .options import merge_options, unknown_key_error
@@ -34,6 +35,18 @@ SPECIALIZE = dict(
     registers='patch',
 )
 TOKEN_GRAYING = dict(mode='dct', eps=None)
+# DINOv3's RoPE (facebookresearch/dinov3 dinov3/hub/backbones.py: base 100, 'separate'); the
+# coordinate augmentations act in training mode only and are off unless set (DINOv3
+# pretrained with rescale_coords=2)
+ROPE = dict(
+    base=100.0,
+    min_period=None,
+    max_period=None,
+    normalize_coords='separate',
+    shift_coords=None,
+    jitter_coords=None,
+    rescale_coords=None,
+)
 
 
 @register_backbone
@@ -49,12 +62,21 @@ class SpecViT(BaseModule):
     by the final norm if ``final_norm``; with ``output_cls_token`` each entry is ``(map, cls)``
     with the (B, C) CLS token beside it (as mmseg's ViT and DINOv2's depth heads expect).
 
+    ``with_pos_embed=False``: no learned table (needs ``rope``; set ``pos_embed_cls=False``).
+    ``norm_eps``: of every LayerNorm (1e-6 as timm's ViT and DINOv2; DINOv3 uses 1e-5).
+
     ``ffn_type``: 'mlp' (fc1, GELU, fc2) or 'swiglu' (DINOv2 ViT-g: fc1 packs gate and value,
     hidden width ``int(embed_dims * mlp_ratio)`` cut to 2/3 and rounded up to 8, as DINOv2's
     'swiglufused'; with layerwise_scaling each block's width is the gated one, as OpenELM's GLU).
 
     Techniques (all off by default):
       layer_scale_init: LayerScale on both residual branches (CaiT).
+      rope: dict(base, min_period, max_period, normalize_coords, shift_coords, jitter_coords,
+        rescale_coords) or True: DINOv3's 2-D rotary position embedding (``rope.periods``) of
+        q and k of the patch tokens in every attention, from the patch grid of each input (in
+        windowed blocks too: the global coordinates); CLS and registers are not rotated; in
+        the class-attention blocks the patch keys are. The coordinate augmentations act in
+        training mode only. Not with rel_pos_bias or talking heads.
       num_class_attn_layers, talking_heads: CaiT. The self-attention stage sees only the
         patches; the class-attention blocks ``blocks_token_only`` update the CLS token alone.
         Dense outputs come from the self-attention stage, so those blocks are frozen here.
@@ -95,6 +117,9 @@ class SpecViT(BaseModule):
         num_register_tokens: int = 0,
         pos_embed_cls: bool = True,
         pos_embed_interp: str = 'timm',
+        with_pos_embed: bool = True,
+        rope: dict = None,
+        norm_eps: float = 1e-6,
         layer_scale_init: float = None,
         num_class_attn_layers: int = 0,
         talking_heads: bool = False,
@@ -167,6 +192,16 @@ class SpecViT(BaseModule):
             )
         if talking_heads and (rel_pos_bias or window_padding != 'masked'):
             raise ValueError('talking heads have neither relative position bias nor windows')
+        rope_cfg = None if rope in (None, False) else merge_options('SpecViT rope', rope, ROPE)
+        if rope_cfg and rel_pos_bias:
+            raise ValueError('rope is a relative position encoding of its own: no rel_pos_bias')
+        if rope_cfg and talking_heads:
+            raise ValueError('talking heads (CaiT) have no rotary form: use rope without them')
+        if not with_pos_embed and (pos_embed_cls or not rope_cfg):
+            raise ValueError(
+                'with_pos_embed=False builds no learned position table (DINOv3): give the '
+                'positions by rope=dict(...) and set pos_embed_cls=False'
+            )
         self.num_cls = 0 if self.class_attn or not with_cls_token else 1
         if spec and spec['registers'] == 'cls':
             self.num_cls += num_register_tokens
@@ -188,7 +223,17 @@ class SpecViT(BaseModule):
             else None
         )
         num_pos = self.grid_size[0] * self.grid_size[1] + int(pos_embed_cls)
-        self.pos_embed = nn.Parameter(torch.zeros(1, num_pos, embed_dims))
+        self.pos_embed = (
+            nn.Parameter(torch.zeros(1, num_pos, embed_dims)) if with_pos_embed else None
+        )
+        self.rope = None
+        if rope_cfg:
+            head_dim = embed_dims // num_heads
+            if layerwise_scaling:  # every block has heads of this width
+                head_dim = merge_options(
+                    'SpecViT layerwise_scaling', layerwise_scaling, LAYERWISE_SCALING
+                )['head_dim']
+            self.rope = RopePositionEmbedding(head_dim, **rope_cfg)
 
         mlp_hidden = int(embed_dims * mlp_ratio)
         if ffn_type == 'swiglu':
@@ -214,6 +259,7 @@ class SpecViT(BaseModule):
             rel_pos_bias=rel_pos_bias,
             window_padding=window_padding,
             layer_scale_init=layer_scale_init,
+            norm_eps=norm_eps,
         )
         self.blocks_token_only = (
             nn.ModuleList(
@@ -227,7 +273,7 @@ class SpecViT(BaseModule):
             if self.class_attn
             else None
         )
-        self.norm = LayerNorm(embed_dims)
+        self.norm = LayerNorm(embed_dims, eps=norm_eps)
         self._freeze_stages()  # before any DDP wrapper records which parameters train
 
     def init_weights(self):
@@ -237,7 +283,8 @@ class SpecViT(BaseModule):
             refuse_inert_probe(self, loaded.filled, loaded.backbone_cfg, source)
             self._is_init = True
             return
-        trunc_normal_(self.pos_embed, std=0.02)
+        if self.pos_embed is not None:
+            trunc_normal_(self.pos_embed, std=0.02)
         for token in (self.cls_token, self.reg_token):
             if token is not None:
                 nn.init.normal_(token, std=1e-6)
@@ -247,8 +294,12 @@ class SpecViT(BaseModule):
     def fill_missing(self, sd: dict, missing) -> list:
         """Adds to ``sd`` the ``missing`` keys this backbone can start itself (see
         `fill_missing_keys`); returns them."""
-        return fill_missing_keys(
-            self.state_dict(), sd, missing, identity_layer_scale=self.layer_scale_init == 1.0
+        own = self.state_dict()
+        filled = [k for k in missing if k == 'rope.periods']  # made from the rope options
+        sd.update({k: own[k] for k in filled})
+        rest = [k for k in missing if k not in filled]
+        return filled + fill_missing_keys(
+            own, sd, rest, identity_layer_scale=self.layer_scale_init == 1.0
         )
 
     def get_layer_depth(self, param_name: str, prefix: str = ''):
@@ -270,10 +321,11 @@ class SpecViT(BaseModule):
     def _embed(self, x: torch.Tensor):
         x, hw = self.patch_embed(x)
         num_pos_prefix = int(self.pos_embed_cls)
-        pos = resample_pos_embed(
-            self.pos_embed, hw, self.grid_size, num_pos_prefix, self.pos_embed_interp
-        )
-        x = x + pos[:, num_pos_prefix:]
+        if self.pos_embed is not None:
+            pos = resample_pos_embed(
+                self.pos_embed, hw, self.grid_size, num_pos_prefix, self.pos_embed_interp
+            )
+            x = x + pos[:, num_pos_prefix:]
         if self.class_attn:  # CaiT: the self-attention stage sees the patches only
             return x, hw
         tokens = [x]
@@ -290,7 +342,8 @@ class SpecViT(BaseModule):
         if self.token_graying is not None:
             x = self.token_graying(x)
         x, (h, w) = self._embed(x)
-        layout = TokenLayout(self.num_cls, (h, w))
+        rope = None if self.rope is None else self.rope((h, w), self.num_prefix_tokens)
+        layout = TokenLayout(self.num_cls, (h, w), rope)
         outs = []
         for i, blk in enumerate(self.blocks):
             if self.with_cp and x.requires_grad:
@@ -303,11 +356,15 @@ class SpecViT(BaseModule):
                 outs.append((fmap, y[:, 0]) if self.output_cls_token else fmap)
         return tuple(outs)
 
-    def forward_cls(self, patches: torch.Tensor) -> torch.Tensor:
-        """CaiT: the CLS token after the class-attention blocks, from the final patch tokens."""
+    def forward_cls(self, patches: torch.Tensor, hw=None) -> torch.Tensor:
+        """CaiT: the CLS token after the class-attention blocks, from the final patch tokens
+        (with ``rope``, of the (h, w) grid ``hw``)."""
+        if self.rope is not None and hw is None:
+            raise ValueError('with rope, forward_cls needs the patch grid: forward_cls(x, hw)')
+        rope = None if self.rope is None else self.rope(hw, num_prefix=1)
         cls = self.cls_token.expand(patches.shape[0], -1, -1)
         for blk in self.blocks_token_only:
-            cls = blk(patches, cls)
+            cls = blk(patches, cls, rope)
         return self.norm(torch.cat([cls, patches], dim=1))[:, 0]
 
     def _freeze_stages(self):

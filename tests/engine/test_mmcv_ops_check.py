@@ -1,0 +1,95 @@
+"""MmcvCudaOpsCheckHook: a CUDA run with CPU-only mmcv ops stops before its first iteration."""
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import mmcv
+import pytest
+import torch
+from mmengine.config import Config
+from mmengine.model import BaseModel
+from mmengine.registry import HOOKS
+from mmengine.runner import Runner
+from torch.utils.data import Dataset
+
+import vitspec  # noqa: F401  registers the hook
+from tests.utils import ROOT
+from vitspec.engine import mmcv_ops_check
+from vitspec.engine.mmcv_ops_check import MmcvCudaOpsCheckHook
+from vitspec.errors import MmcvOpsError
+
+
+class Counting(BaseModel):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.ones(2))
+        self.calls = 0
+
+    def forward(self, inputs, data_samples=None, mode='tensor'):
+        self.calls += 1
+        return dict(loss=(self.w * inputs).sum() ** 2)
+
+
+class Ones(Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        return dict(inputs=torch.ones(2))
+
+
+def stand_in(monkeypatch, on_cuda, ops_have_cuda):
+    monkeypatch.setattr(mmcv_ops_check, 'run_on_cuda', lambda runner: on_cuda)
+    monkeypatch.setattr(mmcv_ops_check, 'mmcv_ops_have_cuda', lambda: ops_have_cuda)
+
+
+@pytest.mark.parametrize('on_cuda, ops_have_cuda', [(False, False), (True, True), (False, True)])
+def test_runs_that_can_use_their_ops_go_on(monkeypatch, on_cuda, ops_have_cuda):
+    stand_in(monkeypatch, on_cuda, ops_have_cuda)
+    MmcvCudaOpsCheckHook().before_run(SimpleNamespace())
+
+
+def test_cuda_run_with_cpu_only_ops_stops_with_the_fix(monkeypatch):
+    stand_in(monkeypatch, on_cuda=True, ops_have_cuda=False)
+    with pytest.raises(MmcvOpsError, match=r'CPU-only.*tools/install.sh with VITSPEC_CUDA=1'):
+        MmcvCudaOpsCheckHook().before_run(SimpleNamespace())
+
+
+def test_runner_stops_before_the_first_iteration(monkeypatch, tmp_path):
+    stand_in(monkeypatch, on_cuda=True, ops_have_cuda=False)
+    model = Counting()
+    runner = Runner(
+        model=model,
+        work_dir=str(tmp_path),
+        train_dataloader=dict(
+            dataset=Ones(),
+            batch_size=1,
+            collate_fn=dict(type='default_collate'),
+            sampler=dict(type='InfiniteSampler', shuffle=False),
+        ),
+        optim_wrapper=dict(optimizer=dict(type='SGD', lr=0.01)),
+        train_cfg=dict(by_epoch=False, max_iters=2),
+        custom_hooks=[dict(type='MmcvCudaOpsCheckHook')],
+    )
+    with pytest.raises(MmcvOpsError):
+        runner.train()
+    assert model.calls == 0
+
+
+def test_cuda_probe_reads_where_the_model_is():
+    runner = SimpleNamespace(model=torch.nn.Linear(2, 2))
+    assert mmcv_ops_check.run_on_cuda(runner) is False
+    assert mmcv_ops_check.run_on_cuda(SimpleNamespace(model=torch.nn.Module())) is False
+
+
+def test_ops_probe_agrees_with_the_compiled_library():
+    """Two GPU-free views of the installed mmcv: what its library reports, and whether the file
+    holds CUDA device code (the section nvcc writes kernels to)."""
+    ext = next((Path(mmcv.__file__).parent).glob('_ext*.so'))
+    assert mmcv_ops_check.mmcv_ops_have_cuda() is (b'.nv_fatbin' in ext.read_bytes())
+
+
+def test_detection_runs_declare_the_check():
+    cfg = Config.fromfile(ROOT / 'configs' / '_base_' / 'runtime_det.py')
+    assert dict(type='MmcvCudaOpsCheckHook') in cfg.custom_hooks
+    assert isinstance(HOOKS.build(dict(type='MmcvCudaOpsCheckHook')), MmcvCudaOpsCheckHook)
