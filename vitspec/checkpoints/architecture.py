@@ -40,17 +40,10 @@ def infer_backbone_cfg(sd: dict, fmt: str, num_heads: int = None) -> dict:
     num_heads = _num_heads(sd, fmt, embed_dims, num_heads)
     cfg = dict(
         img_size=side * patch,
-        patch_size=patch,
-        embed_dims=embed_dims,
-        num_layers=_count(sd, 'blocks'),
-        num_heads=num_heads,
-        **_mlp(sd, embed_dims),
-        qkv_bias='blocks.0.attn.qkv.bias' in sd,
-        num_register_tokens=sd['reg_token'].shape[1] if 'reg_token' in sd else 0,
+        **_blocks_cfg(sd, patch, embed_dims, num_heads),
         pos_embed_cls=pos_embed_cls,
         # DINOv2 without registers resampled with its 0.1 offset; everything else as timm
         pos_embed_interp='dinov2' if fmt == 'dinov2' and 'reg_token' not in sd else 'timm',
-        layer_scale_init=1e-5 if 'blocks.0.ls1.gamma' in sd else None,
     )
     num_ca = _count(sd, 'blocks_token_only')
     if num_ca:
@@ -83,6 +76,18 @@ def _dinov3_cfg(sd: dict, given_heads) -> dict:
         rope = _rope_schedule(periods.float(), head_dim)
     return dict(
         img_size=224,
+        **_blocks_cfg(sd, patch, embed_dims, num_heads),
+        with_pos_embed=False,
+        pos_embed_cls=False,
+        rope=rope,
+        norm_eps=1e-5,
+    )
+
+
+def _blocks_cfg(sd: dict, patch: int, embed_dims: int, num_heads: int) -> dict:
+    """What every ViT layout shows the same way: patch, widths, depth, MLP, qkv bias,
+    registers and LayerScale."""
+    return dict(
         patch_size=patch,
         embed_dims=embed_dims,
         num_layers=_count(sd, 'blocks'),
@@ -90,10 +95,6 @@ def _dinov3_cfg(sd: dict, given_heads) -> dict:
         **_mlp(sd, embed_dims),
         qkv_bias='blocks.0.attn.qkv.bias' in sd,
         num_register_tokens=sd['reg_token'].shape[1] if 'reg_token' in sd else 0,
-        with_pos_embed=False,
-        pos_embed_cls=False,
-        rope=rope,
-        norm_eps=1e-5,
         layer_scale_init=1e-5 if 'blocks.0.ls1.gamma' in sd else None,
     )
 
