@@ -131,9 +131,11 @@ def test_amp_wrapper_runs_on_cpu_in_the_autocast_dtype(tmp_path, dtype, scaled):
         dtype=dtype,
     )
     assert wrapper.loss_scaler.is_enabled() is scaled
-    linear = torch.nn.Linear(3, 3)
+    # on a GPU machine the wrapper is mmengine's, autocasting on CUDA
+    device = 'cpu' if wrapper.on_cpu else 'cuda'
+    linear = torch.nn.Linear(3, 3, device=device)
     with wrapper.optim_context(linear):
-        out = linear(torch.ones(1, 3))
+        out = linear(torch.ones(1, 3, device=device))
     assert out.dtype == getattr(torch, dtype or 'float16')
     runner = run(
         tmp_path,

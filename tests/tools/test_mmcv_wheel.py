@@ -12,6 +12,7 @@ import torch
 
 from tests.utils import ROOT
 from tools import mmcv_wheel as mw
+from vitspec.engine.mmcv_ops_check import library_has_cuda_kernels
 
 EXT = 'mmcv/_ext.cpython-311-x86_64-linux-gnu.so'
 
@@ -337,5 +338,6 @@ def test_registry_nvcc_builds_a_cuda_extension_against_torch(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert 'add_one' in proc.stdout
-    # the marker check_wheel looks for is what nvcc writes
+    # the marker check_wheel and the run-time check look for is what nvcc writes
     assert b'.nv_fatbin' in (build / 'vitspec_nvcc_probe.so').read_bytes()
+    assert library_has_cuda_kernels(build / 'vitspec_nvcc_probe.so')
