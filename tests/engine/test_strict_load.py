@@ -101,6 +101,28 @@ def test_test_tool_loader_names_missing_blocks(demo_root, narrow_checkpoint, tmp
     )
 
 
+def test_a_deliberate_partial_load_from_is_an_opt_in(demo_root, narrow_checkpoint, tmp_path):
+    def deeper_model(work_dir, **runner_args):
+        cfg = tiny_config(demo_root, tmp_path / work_dir, randomness=dict(seed=0), **runner_args)
+        cfg.model.backbone.update(num_layers=4, out_indices=[3])
+        cfg.train_cfg.max_iters = 0
+        return cfg
+
+    with pytest.raises(CheckpointError, match='missing keys'):
+        build_runner(deeper_model('strict', load_from=str(narrow_checkpoint))).train()
+    fresh = build_runner(deeper_model('fresh'))
+    fresh.train()
+    runner = build_runner(
+        deeper_model('partial', load_from=str(narrow_checkpoint), load_from_strict=False)
+    )
+    runner.train()
+    saved = torch.load(narrow_checkpoint, weights_only=False)['state_dict']
+    own, init = runner.model.state_dict(), fresh.model.state_dict()
+    assert all(torch.equal(saved[k], own[k]) for k in saved)
+    deeper = [k for k in own if k.startswith(('backbone.blocks.2.', 'backbone.blocks.3.'))]
+    assert deeper and all(torch.equal(init[k], own[k]) for k in deeper)
+
+
 def test_summary_names_a_few_and_counts_all():
     mismatch = Mismatch(
         missing=[f'backbone.blocks.{i}.{p}' for i in range(10) for p in ('a.weight', 'b.bias')],

@@ -70,9 +70,17 @@ class StrictLoadRunner(Runner):
     """mmengine's Runner whose ``load_checkpoint`` is strict unless asked otherwise, so
     ``load_from`` and ``resume`` (which loads through it) refuse a checkpoint of another model.
     The runtime configs name it in ``runner_type``, which mmseg's and mmdet's train scripts
-    honour too."""
+    honour too. A deliberate partial ``load_from`` (a deeper model, another head) sets
+    ``load_from_strict = False`` in the config: mmengine's lenient load, with a warning; a
+    resume stays strict."""
 
     def load_checkpoint(self, filename, map_location='cpu', strict=True, revise_keys=MODULE_PREFIX):
-        if not strict:
+        partial = not self._resume and self.cfg.get('load_from_strict', True) is False
+        if partial:
+            self.logger.warning(
+                f'load_from_strict=False: loading {filename} partially; the weights it lacks or '
+                'holds in another shape keep their initialisation (listed below)'
+            )
+        if not strict or partial:
             return super().load_checkpoint(filename, map_location, False, revise_keys)
         return load_checkpoint_strict(self, filename, map_location, revise_keys)
