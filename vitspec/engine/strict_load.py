@@ -8,11 +8,11 @@ fails later on the optimizer's parameter groups without naming the file.
 
 import os.path as osp
 import re
+from collections import OrderedDict
 
 from mmengine.model import BaseTTAModel, is_model_wrapper
 from mmengine.registry import RUNNERS
-from mmengine.runner import Runner
-from mmengine.runner.checkpoint import _load_checkpoint, _load_checkpoint_to_model
+from mmengine.runner import CheckpointLoader, Runner, load_state_dict
 
 from vitspec.checkpoints.mismatch import FEW, describe_mismatch, find_mismatch
 from vitspec.errors import CheckpointError
@@ -26,7 +26,7 @@ def load_checkpoint_strict(runner, filename, map_location='cpu', revise_keys=MOD
     the counts of missing / unexpected / mis-shaped keys and a few of them by name."""
     if osp.isdir(filename):
         raise CheckpointError(folder_message(filename, resuming=runner._resume))
-    checkpoint = _load_checkpoint(filename, map_location=map_location)
+    checkpoint = CheckpointLoader.load_checkpoint(filename, map_location=map_location)
     if not isinstance(checkpoint, dict):
         raise CheckpointError(f'{filename} holds no checkpoint dict')
     runner.call_hook('after_load_checkpoint', checkpoint=checkpoint)
@@ -34,8 +34,11 @@ def load_checkpoint_strict(runner, filename, map_location='cpu', revise_keys=MOD
     if isinstance(model, BaseTTAModel):  # tools/test.py --tta: the weights are its module's
         model = model.module
     state_dict = checkpoint.get('state_dict', checkpoint)
+    metadata = getattr(state_dict, '_metadata', OrderedDict())  # module versions, for BatchNorm
     for pattern, replacement in revise_keys:
-        state_dict = {re.sub(pattern, replacement, k): v for k, v in state_dict.items()}
+        revised = ((re.sub(pattern, replacement, k), v) for k, v in state_dict.items())
+        state_dict = OrderedDict(revised)
+    state_dict._metadata = metadata
     mismatch = find_mismatch(model.state_dict(), state_dict, MAY_MISS)
     if mismatch:
         raise CheckpointError(
@@ -46,7 +49,7 @@ def load_checkpoint_strict(runner, filename, map_location='cpu', revise_keys=MOD
                 ]
             )
         )
-    _load_checkpoint_to_model(model, checkpoint, strict=True, revise_keys=revise_keys)
+    load_state_dict(model, state_dict, strict=True)
     runner._has_loaded = True  # what mmengine's own load_checkpoint records
     runner.logger.info(f'Load checkpoint from {filename} (strict)')
     return checkpoint
