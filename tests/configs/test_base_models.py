@@ -10,7 +10,7 @@ from tests.utils import ROOT
 from vitspec.models import SpecViT
 
 MODELS = ROOT / 'configs' / '_base_' / 'models'
-BACKBONES = sorted((MODELS / 'backbones').glob('*.py'))
+BACKBONES = sorted((MODELS / 'backbones').glob('[!_]*.py'))  # _*.py: shared bases
 TECHNIQUES = sorted((MODELS / 'techniques').glob('*.py'))
 # CaiT keeps CLS out of the self-attention stage: nothing to specialize or add registers to.
 # CaiT's class-attention blocks have the plain MLP; DINOv2 ViT-g's is SwiGLU.

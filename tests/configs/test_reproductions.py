@@ -39,6 +39,7 @@ REQUIRED = [  # the published results the ledger must hold
     'mae-ade20k-upernet-vitb16',
     'mae-ade20k-upernet-vitl16',
     *(f'vitdet-coco-maskrcnn-vit{s}-mae-{m}' for s in 'bl' for m in ('box', 'mask')),
+    *(f'dinov3-{d}-lin-vit{s}' for d in ('ade20k', 'nyu') for s in ('s16', 'b16', 'l16')),
 ]
 
 

@@ -1,29 +1,16 @@
 # DINOv3 ViT-H+/16 (facebookresearch/dinov3 dinov3/hub/backbones.py dinov3_vith16plus: embed 1280,
-# depth 32, 20 heads, ffn_ratio 6, ffn_layer 'swiglu', qkv_bias True,
-# norm 'layernormbf16' (eps 1e-5), layerscale 1e-5, 4 storage tokens, RoPE base 100 with
-# 'separate' coordinates; no learned position table).
-# Its k bias is masked to zero (mask_k_bias); the converter applies the mask.
+# depth 32, 20 heads, ffn_ratio 6, ffn_layer 'swiglu', qkv_bias True); shared settings:
+# _dinov3.py. Its k bias is masked to zero (mask_k_bias); the converter applies the mask.
 # SwiGLU width: int(1280 * 6 * 2 / 3) rounded up to 8 = 5120, as ffn_type='swiglu'.
-# rescale_coords=2 of pretraining is off here: fine-tuning starts from the eval behaviour.
-# out_indices: four evenly spaced blocks, as the DINOv2 fragments.
 # Checkpoint: python tools/convert_checkpoint.py dinov3_vith16plus_pretrain_lvd1689m-7c1da9a5.pth \
 #     pretrain/vit-h16plus_dinov3.pth --format dinov3
+_base_ = ['./_dinov3.py']
 backbone = dict(
-    type='SpecViT',
-    img_size=224,
-    patch_size=16,
     embed_dims=1280,
     num_layers=32,
     num_heads=20,
     mlp_ratio=6.0,
     ffn_type='swiglu',
-    num_register_tokens=4,
-    with_pos_embed=False,
-    pos_embed_cls=False,
-    rope=dict(base=100.0, normalize_coords='separate'),
-    norm_eps=1e-5,
-    layer_scale_init=1e-5,
     out_indices=(7, 15, 23, 31),
-    final_norm=True,
     init_cfg=dict(type='Pretrained', checkpoint='pretrain/vit-h16plus_dinov3.pth'),
 )
