@@ -20,7 +20,7 @@ from mmengine.runner import CheckpointLoader
 from timm.scheduler import CosineLRScheduler
 from timm.utils import CheckpointSaver, ModelEmaV3
 
-from tests.checkpoints.test_dinov3 import release_layout, timm_dinov3
+from tests.checkpoints.dinov3_layouts import release_layout, timm_dinov3
 from tests.utils import ROOT
 from vitspec.apis.convert_checkpoint import convert_file
 from vitspec.checkpoints.containers import pick_weights
