@@ -3,6 +3,7 @@ timing summary and report on made-up numbers (the GPU runs themselves need a GPU
 
 import json
 import math
+import sys
 
 import pytest
 
@@ -132,3 +133,20 @@ def test_ops_comparison_runs_on_cpu():
     checks = gc.ops_against_cpu(device='cpu')
     assert [c.name for c in checks] == ['nms', 'roi_align'] and all(c.ok for c in checks)
     assert 'boxes kept' in checks[0].detail
+
+
+def test_a_crash_in_the_op_check_is_a_failed_line_not_the_end(tmp_path):
+    crash = [sys.executable, '-c', 'import os, signal; os.kill(os.getpid(), signal.SIGSEGV)']
+    checks = gc.ops_check_isolated(crash)
+    assert len(checks) == 1 and not checks[0].ok
+    assert 'signal SIGSEGV' in checks[0].detail
+
+
+def test_the_op_check_child_reports_as_json(monkeypatch, capsys, tmp_path):
+    compare = gc.ops_against_cpu
+    monkeypatch.setattr(gc, 'ops_against_cpu', lambda: compare(device='cpu'))
+    assert gc.main(['--ops-json']) == 0
+    (tmp_path / 'out.txt').write_text(capsys.readouterr().out)
+    child = [sys.executable, '-c', f'print(open({str(tmp_path / "out.txt")!r}).read())']
+    checks = gc.ops_check_isolated(child)
+    assert [c.name for c in checks] == ['nms', 'roi_align'] and all(c.ok for c in checks)

@@ -10,6 +10,7 @@ config and GPU count. Without a GPU it says so and exits 0.
 import argparse
 import json
 import os
+import signal
 import socket
 import statistics
 import subprocess
@@ -88,6 +89,20 @@ def ops_against_cpu(device='cuda', seed=0) -> list:
         )
     )
     return checks
+
+
+def ops_check_isolated(command=None) -> list:
+    """`ops_against_cpu` in a child process, so that a crash inside mmcv's compiled ops (seen:
+    SIGSEGV in mmcv 2.1.0 built with CUDA 13.0) is one failed line of the report, not the end
+    of the check. ``command``: the child's command line (default: this module's --ops-json)."""
+    command = command or [sys.executable, '-m', 'vitspec.apis.gpu_check', '--ops-json']
+    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode != 0:
+        code = proc.returncode
+        ended = f'signal {signal.Signals(-code).name}' if code < 0 else f'exit {code}'
+        last = ' '.join((proc.stderr.strip() or proc.stdout.strip()).splitlines()[-1:])
+        return [OpCheck('ops', False, f'the check process ended with {ended}: {last[:200]}')]
+    return [OpCheck(*check) for check in json.loads(proc.stdout.strip().splitlines()[-1])]
 
 
 def summarize_scalars(records, warmup=WARMUP_ITERS) -> RunResult:
@@ -195,11 +210,16 @@ def parse_args(argv=None):
     parser.add_argument('--tasks', nargs='+', choices=sorted(CONFIGS), default=list(CONFIGS))
     parser.add_argument('--precisions', nargs='+', choices=PRECISIONS, default=list(PRECISIONS))
     parser.add_argument('--work-dir', type=Path, default=ROOT / 'work_dirs' / 'gpu_check')
+    # the child of ops_check_isolated: the op comparison alone, as JSON on the last line
+    parser.add_argument('--ops-json', action='store_true', help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.ops_json:
+        print(json.dumps([list(check) for check in ops_against_cpu()]))
+        return 0
     if not torch.cuda.is_available():
         print(
             f'gpu_check: no GPU visible (torch {torch.__version__}, CUDA build '
@@ -210,7 +230,7 @@ def main(argv=None) -> int:
     print(f'gpu_check: {len(names)} GPU(s): {", ".join(names)}')
     failed = False
     if mmcv_ops_have_cuda():
-        checks = ops_against_cpu()
+        checks = ops_check_isolated()
     else:
         checks = [OpCheck('mmcv ops', False, f'compiled without CUDA: {FIX}')]
     for check in checks:
