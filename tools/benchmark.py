@@ -1,6 +1,7 @@
 """Backbone speed and memory, side by side in ONE run: interleaved, repeated, medians, ratios.
 
     python tools/benchmark.py --preset readme            # the tables of docs/benchmarks.md
+    python tools/benchmark.py --preset dinov3            # SpecViT's DINOv3 ViT-S/16 vs timm's
     python tools/benchmark.py --models timm specvit specvit-spec --size s16 --img 224 --batch 8
 
 Each configuration is built in its own worker process and timed in turn, one worker at a time,

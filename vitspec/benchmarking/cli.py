@@ -9,7 +9,7 @@ import torch
 
 from .machine import describe_device
 from .measure import run_setting
-from .models import COMPILED, MODELS, SIZES, SPECVIT_VARIANTS
+from .models import COMPILED, DINOV3_MODELS, MODELS, SIZES, SPECVIT_VARIANTS
 from .presets import PRESETS, TARGETS
 from .report import format_table
 from .targets import check_targets
@@ -27,7 +27,8 @@ def main(argv=None):
         nargs='+',
         choices=[*MODELS, *(m + COMPILED for m in MODELS)],
         metavar='MODEL',
-        help=f'timm, mmseg, {", ".join(SPECVIT_VARIANTS)}; any of them with the suffix '
+        help=f'timm, mmseg, {", ".join([*SPECVIT_VARIANTS, *DINOV3_MODELS])}; any of them with '
+        f'the suffix '
         f'{COMPILED}: through torch.compile, its compilation timed apart',
     )
     parser.add_argument('--size', default='s16', choices=sorted(SIZES))

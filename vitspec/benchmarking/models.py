@@ -1,8 +1,11 @@
-"""The benchmarked backbones: timm's and mmseg's ViT and SpecViT variants, by name and size."""
+"""The benchmarked backbones: timm's and mmseg's ViT and SpecViT variants, by name and size;
+the DINOv3 pair (`dinov3`) as SpecViT's fragment and timm's port build it."""
 
 import timm
 
 from vitspec.models import SpecViT
+
+from .dinov3 import specvit_dinov3, timm_dinov3
 
 SIZES = dict(  # name: (embed_dims, layers, heads, patch)
     t8=(64, 4, 2, 8), s16=(384, 12, 6, 16), b16=(768, 12, 12, 16), l16=(1024, 24, 16, 16)
@@ -16,7 +19,8 @@ SPECVIT_VARIANTS = {
     'specvit-tg-svd': dict(token_graying=dict(mode='svd', eps=0.7)),
     'specvit-cp': dict(with_cp=True),
 }
-MODELS = ('timm', 'mmseg', *SPECVIT_VARIANTS)
+DINOV3_MODELS = {'timm-dinov3': timm_dinov3, 'specvit-dinov3': specvit_dinov3}
+MODELS = ('timm', 'mmseg', *SPECVIT_VARIANTS, *DINOV3_MODELS)
 # a model name with this suffix runs through torch.compile (inductor); its compilation happens
 # when the worker starts, timed apart (Case.compile_s) and before the warm-up
 COMPILED = '+compile'
@@ -30,6 +34,8 @@ def base_name(name):
 
 def build(name, size):
     dims, layers, heads, patch = SIZES[size]
+    if name in DINOV3_MODELS:
+        return DINOV3_MODELS[name](dims, layers, heads, patch)
     if name == 'timm':
         return timm.models.VisionTransformer(
             img_size=224,

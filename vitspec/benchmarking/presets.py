@@ -72,6 +72,20 @@ PRESETS = {
             models=['timm', 'specvit', 'specvit+compile'],
         ),
     ],
+    # SpecViT built from the DINOv3 ViT-S/16 fragment against timm's DINOv3 port, the same
+    # random weights in both (vitspec/benchmarking/dinov3.py)
+    'dinov3': [
+        dict(
+            size='s16',
+            img=224,
+            batch=8,
+            dtype='fp32',
+            mode=mode,
+            rounds=40,
+            models=['timm-dinov3', 'specvit-dinov3'],
+        )
+        for mode in ('inference', 'training')
+    ],
     'toy': [
         dict(
             size='t8',
@@ -142,6 +156,16 @@ TARGETS = {
             'memory',
             '<= 0.50',
         ),
+    ],
+    'dinov3': [
+        (
+            f'DINOv3 ViT-S/16 SpecViT vs timm, {mode} speed',
+            (i, 'specvit-dinov3'),
+            (i, 'timm-dinov3'),
+            'speed',
+            '>= 1.00',
+        )
+        for i, mode in enumerate(('inference', 'training'))
     ],
     'compile': [
         (
