@@ -20,6 +20,7 @@ ALL = sorted(
 )
 REPRO = [p for p in ALL if '-dinov2_8xb2' in p.name]
 FIXED = [p for p in ALL if '_gradloss-fixed_' in p.name]
+DINOV3 = [p for p in ALL if '-dinov3_' in p.name]  # tests/configs/test_dinov3_configs.py
 DEMO = sorted(p.relative_to(ROOT) for p in (ROOT / 'configs/demo').glob('*demo-nyu*.py'))
 TAPS = {12: (2, 5, 8, 11), 24: (4, 11, 17, 23), 40: (9, 19, 29, 39)}
 WIDTH = {'s': 384, 'b': 768, 'l': 1024, 'g': 1536}
@@ -39,7 +40,12 @@ def test_the_grid_is_complete():
                 for tag in ('', '_gradloss-fixed'):
                     assert f'{head}_vit-{size}14-dinov2{tag}_8xb2-38k_{ds}-{crop}.py' in names
     spec = {'lin4_vit-s14-dinov2-spec_8xb2-38k_nyu-416x544.py'}
-    assert names == {p.name for p in REPRO + FIXED} | spec
+    dinov3 = {
+        f'linear_vit-{size}-dinov3_bnhead_8xb2-38k_nyu-416x544.py'
+        for size in ('s16', 's16plus', 'b16', 'l16', 'h16plus', '7b16')
+    }
+    assert {p.name for p in DINOV3} == dinov3
+    assert names == {p.name for p in REPRO + FIXED} | spec | dinov3
     assert len(REPRO) == len(FIXED) == 24
 
 
