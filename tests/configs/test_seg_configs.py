@@ -67,14 +67,14 @@ def test_config_builds_model_optimizer_and_pipelines(path):
 
 
 def test_no_technique_that_needs_an_unreleased_pretraining_is_fine_tuned_or_probed_plain():
-    """ls / lws need checkpoints pretrained with them (none released): no leaf ships them; and no
-    probe is a ViT-*/16 at 224 (DINOv2's numbers come from its /14 models)."""
+    """ls / lws need checkpoints pretrained with them (none released): no leaf ships them; and
+    every probe is of a model with published probe numbers: DINOv2's /14 or DINOv3's /16 models."""
     for path in CONFIGS:
         text = (ROOT / path).read_text()
         assert not re.search(r'techniques/(layer_scale|layerwise_scaling)\.py', text), path
         assert not re.search(r'-(ls|lws)_', path.name), path
     for path in LINEAR:
-        assert 'vit-' in path.name and '14-dinov2' in path.name, path
+        assert re.search(r'_vit-\w+14-dinov2|_vit-\w+16(plus)?-dinov3', path.name), path
 
 
 @pytest.mark.parametrize('path', LINEAR, ids=str)

@@ -1,5 +1,10 @@
 """End to end on the demo COCO-layout data: 2-process CPU training of the tiny ViTDet-style
-Mask R-CNN, validated with CocoMetric at the end of training."""
+Mask R-CNN, validated with CocoMetric at the end of training.
+
+The demo config's own 800 iterations (bbox AP 0.067, docs/demo.md) take 7-20 minutes; the test
+runs its schedule shortened to 300 iterations (the lr drop at 80% kept), which shows that it
+learns: an untrained model predicts nothing, and bbox AP50 rises from 0.005 after 50 iterations
+to about 0.08-0.11 after 300 here."""
 
 from pathlib import Path
 
@@ -9,8 +14,10 @@ from tests.utils import make_demo_data, run_tool
 from vitspec.apis.run_logs import last_validation
 
 CONFIG = 'configs/demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-800it_demo-coco-160x160.py'
-# 800 iterations take 7 minutes on a quiet 2-core host and 20 on a busy one (1.55 s each).
-BUDGET_S = 2400
+ITERS = 300
+# 300 iterations take 3 minutes on a quiet 2-core host, 8-10 on a busy one (1.55 s each) and
+# 18 on a crowded one.
+BUDGET_S = 1800
 
 
 @pytest.fixture(scope='module')
@@ -27,6 +34,18 @@ def data_options(root: Path):
         ),
         f'val_evaluator.ann_file={ann}',
         f'test_evaluator.ann_file={ann}',
+    ]
+
+
+def short_schedule(iters: int):
+    """The config's schedule over ``iters`` iterations: one validation and checkpoint at the
+    end, the x0.1 lr drop at 80% (the config computes these from its own max_iters)."""
+    return [
+        f'train_cfg.max_iters={iters}',
+        f'train_cfg.val_interval={iters}',
+        f'default_hooks.checkpoint.interval={iters}',
+        f'param_scheduler.1.end={iters}',
+        f'param_scheduler.1.milestones=[{int(iters * 0.8)}]',
     ]
 
 
@@ -50,11 +69,14 @@ def test_dist_train_learns_to_detect(demo_coco, tmp_path):
             work,
             '--cfg-options',
             *data_options(demo_coco),
+            *short_schedule(ITERS),
         ],
         timeout=BUDGET_S,
     )
     metrics = final_val_metrics(work)
-    # An untrained model predicts nothing (no CocoMetric result at all); the demo must reach bbox
-    # AP >= 0.05 after training. Here it reaches 0.067 (AP50 0.205, segm AP 0.037).
-    assert metrics['coco/bbox_mAP'] >= 0.05, metrics
+    # An untrained model predicts nothing (no CocoMetric result at all). After 300 iterations
+    # it reaches bbox AP 0.020-0.025, AP50 0.076-0.113, segm AP 0.011-0.018 here (runs that
+    # differ in rounding); after 150, bbox AP 0.009, AP50 0.039.
+    assert metrics['coco/bbox_mAP'] >= 0.01, metrics
+    assert metrics['coco/bbox_mAP_50'] >= 0.04, metrics
     assert metrics['coco/segm_mAP'] > 0.0, metrics
