@@ -27,9 +27,8 @@ def main(argv=None):
         nargs='+',
         choices=[*MODELS, *(m + COMPILED for m in MODELS)],
         metavar='MODEL',
-        help=f'timm, mmseg, {", ".join([*SPECVIT_VARIANTS, *DINOV3_MODELS])}; any of them with '
-        f'the suffix '
-        f'{COMPILED}: through torch.compile, its compilation timed apart',
+        help=f'timm, mmseg, {", ".join([*SPECVIT_VARIANTS, *DINOV3_MODELS])}; any of them '
+        f'with the suffix {COMPILED}: through torch.compile, its compilation timed apart',
     )
     parser.add_argument('--size', default='s16', choices=sorted(SIZES))
     parser.add_argument('--img', type=int, default=224)
