@@ -9,7 +9,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import torch
+from mmengine.config import Config
 from mmengine.logging import MMLogger
+from mmengine.optim import build_optim_wrapper
+from mmengine.registry import PARAM_SCHEDULERS
 from mmengine.utils import ManagerMixin
 
 from vitspec.demo import DATA_ROOTS
@@ -96,3 +99,22 @@ def perturbed(model):
         for name, p in model.named_parameters():
             p.add_(torch.randn_like(p) * (0.3 if 'gamma' in name else 0.02))
     return model.eval()
+
+
+def schedule_trace(path):
+    """The lr and beta1 of a schedule config's optimizer at each of its ``train_cfg.max_iters``
+    iterations, its ``param_scheduler`` stepped after each one as training steps it."""
+    cfg = Config.fromfile(path)
+    wrapper = build_optim_wrapper(
+        torch.nn.Linear(1, 1), dict(type='OptimWrapper', optimizer=cfg.optim_wrapper.optimizer)
+    )
+    schedulers = [PARAM_SCHEDULERS.build(dict(s, optimizer=wrapper)) for s in cfg.param_scheduler]
+    wrapper.step()  # as training does before the first scheduler step (no grads: no-op)
+    lrs, betas = [], []
+    for _ in range(cfg.train_cfg.max_iters):
+        group = wrapper.optimizer.param_groups[0]
+        lrs.append(group['lr'])
+        betas.append(group['betas'][0])
+        for scheduler in schedulers:
+            scheduler.step()
+    return lrs, betas

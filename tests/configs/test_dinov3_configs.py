@@ -10,12 +10,11 @@ import pytest
 import torch
 from mmdet.registry import MODELS as DET_MODELS
 from mmengine.config import Config
-from mmengine.optim import build_optim_wrapper
-from mmengine.registry import PARAM_SCHEDULERS, DefaultScope
+from mmengine.registry import DefaultScope
 from mmseg.registry import MODELS as SEG_MODELS
 
 import vitspec  # noqa: F401  (registers)
-from tests.utils import ROOT
+from tests.utils import ROOT, schedule_trace
 from vitspec.apis.reproductions import load_ledger
 
 SCHEDULES = ROOT / 'configs' / '_base_' / 'schedules'
@@ -46,25 +45,8 @@ def nyu_lr_beta1(t):
     return low + (top - low) * cosine(t + 1, 38400), beta1
 
 
-def schedule_trace(name):
-    cfg = Config.fromfile(SCHEDULES / name)
-    wrapper = build_optim_wrapper(
-        torch.nn.Linear(1, 1), dict(type='OptimWrapper', optimizer=cfg.optim_wrapper.optimizer)
-    )
-    schedulers = [PARAM_SCHEDULERS.build(dict(s, optimizer=wrapper)) for s in cfg.param_scheduler]
-    lrs, betas = [], []
-    for _ in range(cfg.train_cfg.max_iters):
-        group = wrapper.optimizer.param_groups[0]
-        lrs.append(group['lr'])
-        betas.append(group['betas'][0])
-        for scheduler in schedulers:
-            scheduler.step()
-    return lrs, betas
-
-
-@pytest.mark.filterwarnings('ignore:Detected call of')
 def test_segmentation_schedule_follows_dinov3_after_warmup_and_bounds_the_warmup():
-    lrs, _ = schedule_trace('schedule_dinov3_linear_40k.py')
+    lrs, _ = schedule_trace(SCHEDULES / 'schedule_dinov3_linear_40k.py')
     assert len(lrs) == 40000
     for t, lr in enumerate(lrs):
         if t > 1501:  # the same cosine, one iteration apart
@@ -72,9 +54,8 @@ def test_segmentation_schedule_follows_dinov3_after_warmup_and_bounds_the_warmup
         assert abs(lr - ade20k_lr(t)) <= 0.036 * 1e-3, t  # the warm-up deviation in the ledger
 
 
-@pytest.mark.filterwarnings('ignore:Detected call of')
 def test_depth_schedule_follows_dinov3_lr_and_beta1():
-    lrs, betas = schedule_trace('schedule_dinov3_depth_38k.py')
+    lrs, betas = schedule_trace(SCHEDULES / 'schedule_dinov3_depth_38k.py')
     assert len(lrs) == 38400
     for t, (lr, beta1) in enumerate(zip(lrs, betas)):
         want_lr, want_beta1 = nyu_lr_beta1(t)
