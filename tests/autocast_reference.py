@@ -10,9 +10,8 @@ AUTOCAST_DTYPES = (torch.bfloat16, torch.float16)
 RTOL = {torch.bfloat16: 1.6e-2, torch.float16: 2e-3, torch.float32: 1e-5}
 
 
-def layer_scaled_linear(x, linear, gamma, cls_gamma=None, num_cls=0):
-    """timm's ``LayerScale(Linear(x))``; the first ``num_cls`` tokens by ``cls_gamma``."""
-    h = F.linear(x, linear.weight, linear.bias)
+def layer_scale(h, gamma, cls_gamma=None, num_cls=0):
+    """timm's ``LayerScale``; the first ``num_cls`` tokens by ``cls_gamma``."""
     out = h * gamma
     if cls_gamma is not None and num_cls:
         out = torch.cat([h[:, :num_cls] * cls_gamma, out[:, num_cls:]], 1)
@@ -27,6 +26,11 @@ def specialized_layer_norm(x, weight, bias, cls_weight, cls_bias, eps, num_cls):
 
 def specialized_linear(x, weight, bias, cls_weight, cls_bias, num_cls):
     cls = F.linear(x[:, :num_cls], cls_weight, cls_bias)
+    return torch.cat([cls, F.linear(x[:, num_cls:], weight, bias)], 1)
+
+
+def lora_linear(x, weight, bias, lora_a, lora_b, cls_bias, num_cls):
+    cls = F.linear(x[:, :num_cls], weight, cls_bias) + F.linear(F.linear(x[:, :num_cls], lora_a), lora_b)
     return torch.cat([cls, F.linear(x[:, num_cls:], weight, bias)], 1)
 
 

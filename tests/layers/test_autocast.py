@@ -9,7 +9,6 @@ from torch import nn
 import tests.autocast_reference as plain
 from tests.autocast_reference import AUTOCAST_DTYPES, RTOL, assert_close_to_scale
 from vitspec.layers import LayerScale
-from vitspec.layers.layer_scaled_linear import layer_scaled_linear
 from vitspec.layers.specialized import SpecializedLayerScale
 from vitspec.layers.specialized_functional import specialized_layer_norm, specialized_linear
 from vitspec.layers.token_graying import TokenGraying
@@ -83,38 +82,36 @@ def test_specialized_linear(dtype, bias):
     assert out.dtype == dtype  # autocast's linear: in the half dtype
 
 
-def layer_scaled(kind, gamma):
-    """A linear (16 -> 12) and a LayerScale of ``kind`` (None: plain, else num_cls)."""
-    linear = nn.Linear(16, 12)
+def layer_scale(kind, gamma):
+    """A LayerScale of ``kind`` (None: plain, else num_cls) over 12 channels."""
     ls = LayerScale(12, gamma) if kind is None else SpecializedLayerScale(12, gamma)
     if kind is not None:
         with torch.no_grad():
             ls.cls_gamma.mul_(3.0)  # CLS and patch scales differ
-    return linear, ls
+    return ls
 
 
 @pytest.mark.parametrize('dtype', AUTOCAST_DTYPES, ids=['bf16', 'fp16'])
 @pytest.mark.parametrize('gamma', [0.5, 1e-5, 1e-6])
 @pytest.mark.parametrize('kind', [None, NUM_CLS])
-def test_layer_scaled_linear(dtype, gamma, kind):
-    """Output in float32 as timm's ``h * gamma`` under autocast (the old fused output was in the
-    half dtype, and a gamma of 1e-6 underflowed in fp16), gradients as autograd's."""
+def test_layer_scale_after_a_linear(dtype, gamma, kind):
+    """Output in float32 as timm's ``h * gamma`` under autocast (no fp16 underflow for a gamma
+    of 1e-6), gradients as autograd's for the plain ops."""
     torch.manual_seed(0)
-    linear, ls = layer_scaled(kind, gamma)
+    linear, ls = nn.Linear(16, 12), layer_scale(kind, gamma)
     x = torch.randn(2, 7, 16, requires_grad=True)
-    params = [linear.weight, linear.bias, *ls.parameters()]
-    inputs = [x, *params]
+    inputs = [x, linear.weight, linear.bias, *ls.parameters()]
     num_cls = kind or 0
     cls_gamma = getattr(ls, 'cls_gamma', None)
 
-    def fused(x, *_):
-        return ls.scale_linear(x, linear, num_cls)
+    def ours(x, *_):
+        return ls(linear(x), num_cls)
 
     def reference(x, *_):
-        return plain.layer_scaled_linear(x, linear, ls.gamma, cls_gamma, num_cls)
+        return plain.layer_scale(linear(x), ls.gamma, cls_gamma, num_cls)
 
     dy = torch.randn(2, 7, 12)
-    out, grads = assert_same_as_plain(fused, reference, inputs, dtype, dy)
+    out, grads = assert_same_as_plain(ours, reference, inputs, dtype, dy)
     assert out.dtype == torch.float32
     assert (out != 0).all()  # no underflow of h * gamma
     # the gamma gradients are float32 sums of dy * h: against float64, to the GEMM's rounding
@@ -124,14 +121,6 @@ def test_layer_scaled_linear(dtype, gamma, kind):
     for got, want in zip(grads[3:], exact, strict=True):
         assert (got != 0).all()
         assert (got.double() - want).abs().max() <= 4 * RTOL[dtype] * want.abs().max()
-
-
-def test_layer_scaled_linear_float32_path_unchanged_outside_autocast():
-    """Outside autocast the output is computed in place, bit for bit timm's."""
-    torch.manual_seed(0)
-    linear, ls = layer_scaled(None, 1e-6)
-    x = torch.randn(2, 7, 16)
-    assert torch.equal(layer_scaled_linear(x, linear, ls.gamma), ls(linear(x)))
 
 
 @pytest.mark.parametrize('dtype', AUTOCAST_DTYPES, ids=['bf16', 'fp16'])

@@ -6,49 +6,18 @@ import pytest
 import torch
 
 import tests.autocast_reference as plain
-import vitspec.layers.layer_scale
 import vitspec.layers.specialized
 from tests.autocast_reference import AUTOCAST_DTYPES, assert_close_to_scale
-from vitspec.models import SpecViT
+from tests.models.toy_techniques import TECHNIQUES, build
 
-TOY = dict(img_size=32, patch_size=8, embed_dims=32, num_layers=3, num_heads=2, out_indices=(0, 2))
-TECHNIQUES = {
-    'plain': dict(),
-    'layer_scale_1e-5': dict(layer_scale_init=1e-5),
-    'layer_scale_1e-6': dict(layer_scale_init=1e-6),
-    'specialized': dict(layer_scale_init=1e-5, specialize=dict(qkv_blocks='all')),
-    'specialized_lora': dict(specialize=dict(lora_rank=4)),
-    'layerwise_scaling': dict(
-        layerwise_scaling=dict(alpha=(0.5, 1.0), beta=(0.5, 4.0), head_dim=16, ffn_divisor=16)
-    ),
-    'token_graying_dct': dict(token_graying=dict(mode='dct', eps=0.7)),
-    'token_graying_svd': dict(token_graying=dict(mode='svd', eps=0.7)),
-    'registers': dict(num_register_tokens=2, specialize=dict(registers='cls')),
-    'windowed_attention': dict(
-        window_size=2, global_attn_indexes=(1,), rel_pos_bias='decomposed', layer_scale_init=1e-5
-    ),
-    'class_attention': dict(num_class_attn_layers=2, pos_embed_cls=False, layer_scale_init=1e-5),
-}
 # fp16: the largest gradient here is about 70, the smallest LayerScale-branch ones 1e-5
 LOSS_SCALE = {torch.bfloat16: 1.0, torch.float16: 2.0**8}
 # what the model's modules call -> its plain-op form
 FUNCTIONS = [
-    (vitspec.layers.layer_scale, 'layer_scaled_linear'),
-    (vitspec.layers.specialized, 'layer_scaled_linear'),
     (vitspec.layers.specialized, 'specialized_layer_norm'),
     (vitspec.layers.specialized, 'specialized_linear'),
+    (vitspec.layers.specialized, 'lora_linear'),
 ]
-
-
-def build(technique):
-    torch.manual_seed(0)
-    model = SpecViT(**TOY, **TECHNIQUES[technique])
-    model.init_weights()
-    with torch.no_grad():  # away from init: zero LoRA factors and rel-pos tables would hide errors
-        for p in model.parameters():
-            if not p.abs().any():
-                p.normal_(std=0.02)
-    return model.train()
 
 
 def forward_backward(model, x, dtype):

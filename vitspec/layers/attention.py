@@ -24,8 +24,7 @@ class Attention(nn.Module):
     ``qkv(x, num_cls)``: the plain `Linear`, or a SpecializedLinear (separate CLS weights). The
     attention itself is one joint attention over [CLS, registers, patches], or, with
     ``window_size``, ViTDet's local attention within windows of the patch grid (the layout's
-    ``hw``; ``window_padding`` 'masked' or 'zeros' as ViTDet, see `windowed_sdpa`). The block's
-    LayerScale, if given, is fused into ``proj`` (see `layer_scale`).
+    ``hw``; ``window_padding`` 'masked' or 'zeros' as ViTDet, see `windowed_sdpa`).
 
     ``rel_pos_bias`` (see `rel_pos`): 'decomposed' adds ``rel_pos_h`` / ``rel_pos_w`` made for
     ``rel_pos_size`` (the window, or the patch grid of a global block) to the patch-patch
@@ -92,9 +91,7 @@ class Attention(nn.Module):
         qkv = qkv.reshape(B, N, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4)
         return qkv.unbind(0)
 
-    def forward(
-        self, x: torch.Tensor, layout: TokenLayout = TokenLayout(), layer_scale: nn.Module = None
-    ) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()) -> torch.Tensor:
         B, N, _ = x.shape
         num_cls, hw = layout.num_cls, layout.hw
         q, k, v = self._qkv(x, num_cls)
@@ -116,7 +113,7 @@ class Attention(nn.Module):
                 attn_mask=self._global_bias(q, hw),
                 dropout_p=self.attn_drop if self.training else 0.0,
             )
-        return self._project(x.transpose(1, 2).reshape(B, N, -1), num_cls, layer_scale)
+        return self.proj_drop(self.proj(x.transpose(1, 2).reshape(B, N, -1)))
 
     def _pad_kv(self):
         """Key and value of a zero token, (heads, head_dim) each (window_padding='zeros')."""
@@ -144,8 +141,3 @@ class Attention(nn.Module):
         skip = 1 - num_prefix  # without CLS, the patch part of the index
         index = self.relative_position_index[skip:, skip:]
         return table_rel_pos_bias(self.relative_position_bias_table, index).to(q.dtype)
-
-    def _project(self, x: torch.Tensor, num_cls: int, layer_scale) -> torch.Tensor:
-        if layer_scale is None:
-            return self.proj_drop(self.proj(x))
-        return self.proj_drop(layer_scale.scale_linear(x, self.proj, num_cls))

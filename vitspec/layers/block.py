@@ -17,11 +17,10 @@ class Block(nn.Module):
 
     ``attn_layer``, ``mlp_layer``: a built module, or a callable ``(dim) -> module`` (e.g. a
     partial of `Attention` / `TalkingHeadAttention` and of `Mlp` / `SwiGLU`); each is called as
-    ``part(x, layout, layer_scale)``. ``norm_layer``, ``ls_layer``: callables ``(dim) ->
-    module``, built twice (before and after the attention); norms are called as
-    ``norm(x, layout.num_cls)`` (`LayerNorm` or a SpecializedLayerNorm), LayerScales (`LayerScale`
-    or a SpecializedLayerScale; None: none) are fused into the attention's and the MLP's last
-    linear layer through their ``scale_linear``, so they cost no activation memory.
+    ``part(x, layout)``. ``norm_layer``, ``ls_layer``: callables ``(dim) -> module``, built twice
+    (before and after the attention); norms and LayerScales are called as ``part(x,
+    layout.num_cls)`` (`LayerNorm` or a SpecializedLayerNorm; `LayerScale` or a
+    SpecializedLayerScale, None: none).
     """
 
     def __init__(
@@ -45,10 +44,9 @@ class Block(nn.Module):
         self.drop_path2 = DropPath(drop_path) if drop_path > 0 else nn.Identity()
 
     def forward(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()) -> torch.Tensor:
-        h = self.attn(self.norm1(x, layout.num_cls), layout, self.ls1)
-        x = x + self.drop_path1(h)
-        h = self.mlp(self.norm2(x, layout.num_cls), layout, self.ls2)
-        return x + self.drop_path2(h)
+        n = layout.num_cls
+        x = x + self.drop_path1(self.ls1(self.attn(self.norm1(x, n), layout), n))
+        return x + self.drop_path2(self.ls2(self.mlp(self.norm2(x, n), layout), n))
 
 
 def _build(part: Part, dim: int) -> nn.Module:

@@ -1,30 +1,29 @@
-"""LayerScale (CaiT) as a block part: each kind says how it scales the linear layer before it.
+"""LayerScale (CaiT, arXiv 2103.17239): a learned per-channel scale on a residual branch.
 
-A block hands its LayerScale to the attention and the MLP, which call
-``layer_scale.scale_linear(x, linear, num_cls)`` on their last linear layer: the scale is fused
-into that layer (see `layer_scaled_linear`), so it keeps no activation of its own.
+timm's ``x * gamma`` as a separate op after the branch, as timm and DINOv2 write it: under
+autocast that product promotes the half-precision branch to gamma's float32, and its backward is
+two elementwise ops and a sum. Fusing the scale into the branch's last linear layer saves that
+output's memory but costs a recomputed projection under autocast (13 % more FLOPs in a ViT).
 """
 
 import torch
 from timm.layers import LayerScale as TimmLayerScale
 from torch import nn
 
-from .layer_scaled_linear import layer_scaled_linear
-
 
 class LayerScale(TimmLayerScale):
-    """timm's LayerScale (``x * gamma``, the same parameter), fusable into a linear layer."""
+    """timm's LayerScale (``x * gamma``, the same parameter); ``num_cls`` is unused (all tokens
+    share gamma), accepted so that a block calls every LayerScale alike."""
 
     def __init__(self, dim: int, init_value: float = 1e-5):
         super().__init__(dim, init_values=init_value)
 
-    def scale_linear(self, x: torch.Tensor, linear: nn.Linear, num_cls: int = 0) -> torch.Tensor:
-        """``self(linear(x))``; all tokens share ``gamma``, so ``num_cls`` is unused."""
-        return layer_scaled_linear(x, linear, self.gamma)
+    def forward(self, x: torch.Tensor, num_cls: int = 0) -> torch.Tensor:
+        return super().forward(x)
 
 
-class NoLayerScale(nn.Identity):
+class NoLayerScale(nn.Module):
     """A block without LayerScale (timm's Identity in its place)."""
 
-    def scale_linear(self, x: torch.Tensor, linear: nn.Module, num_cls: int = 0) -> torch.Tensor:
-        return linear(x)
+    def forward(self, x: torch.Tensor, num_cls: int = 0) -> torch.Tensor:
+        return x

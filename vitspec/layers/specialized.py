@@ -5,11 +5,11 @@ parameters to the first ``num_cls`` tokens and the shared (patch) parameters to 
 shared parameters keep timm's names and the CLS copies carry a ``cls_`` prefix, so a plain timm
 checkpoint fills the shared copy and only ``cls_*`` keys are missing.
 
-Each layer runs the fused op on all tokens, then overwrites the first ``num_cls`` rows with the
-CLS path computed on that slice: no extra FLOPs and no full-size concatenation. The norm and
-the full linear have their own backward (`specialized_functional`), which spares autograd's copy
-of the whole gradient behind the overwrite; elsewhere (LayerScale, LoRA) autograd does it, which
-is safe because linear and mul do not save their output for backward.
+Each layer runs the op on all tokens and changes the first ``num_cls`` rows with the CLS path
+computed on that slice: no extra FLOPs on the patch tokens and no full-size concatenation. The
+norm and the linear have their own backward (`specialized_functional`), which spares autograd's
+copy of the whole gradient behind an in-place write; the LayerScale multiplies by a per-token
+(N, D) scale, so its backward is timm's plus sums over the small scale.
 """
 
 import math
@@ -20,8 +20,7 @@ import torch.nn.functional as F
 from timm.layers import trunc_normal_
 from torch import nn
 
-from .layer_scaled_linear import layer_scaled_linear
-from .specialized_functional import specialized_layer_norm, specialized_linear
+from .specialized_functional import lora_linear, specialized_layer_norm, specialized_linear
 
 # name of a CLS-copy parameter -> the shared parameter it starts from (None: its own init)
 _CLS_PARAMS = {
@@ -118,15 +117,11 @@ class SpecializedLayerScale(_Specialized):
         nn.init.constant_(self.gamma, self.init_value)
         nn.init.constant_(self.cls_gamma, self.init_value)
 
-    def scale_linear(self, x: torch.Tensor, linear: nn.Linear, num_cls: int) -> torch.Tensor:
-        """``self(linear(x), num_cls)``, fused (see `layer_scale`)."""
-        return layer_scaled_linear(x, linear, self.gamma, self.cls_gamma, num_cls)
-
     def forward(self, x: torch.Tensor, num_cls: int) -> torch.Tensor:
-        out = x * self.gamma
-        if num_cls:
-            out[:, :num_cls] = x[:, :num_cls] * self.cls_gamma
-        return out
+        if not num_cls:
+            return x * self.gamma
+        n, d = x.shape[1] - num_cls, self.gamma.shape[0]
+        return x * torch.cat([self.cls_gamma.expand(num_cls, d), self.gamma.expand(n, d)])
 
 
 class SpecializedLinear(_Specialized):
@@ -134,13 +129,9 @@ class SpecializedLinear(_Specialized):
 
     Full: ``cls_weight``, ``cls_bias``. With ``lora_rank=r``: ``W_cls = weight + cls_lora_b @
     cls_lora_a`` (``cls_lora_a``: (r, in), ``cls_lora_b``: (out, r), zero-initialized) and a full
-    ``cls_bias``; the CLS rows are then the fused output plus a rank-r correction, so no second
-    full-size weight is read.
-
-    With equal parameters, the LoRA form reproduces ``F.linear`` bit for bit. The full form
-    computes the CLS rows with their own (small) GEMM, which the BLAS may round differently from
-    the same rows of the all-token GEMM (about 1e-6 relative in fp32 here); the patch rows are
-    always bitwise those of ``F.linear``.
+    ``cls_bias``. Either way the CLS rows are the all-token output plus ``x_cls (W_cls - W)^T +
+    (b_cls - b)`` (see `specialized_functional`): with equal parameters both forms reproduce
+    ``F.linear`` bit for bit, and the patch rows always are those of ``F.linear``.
     """
 
     def __init__(
@@ -193,17 +184,13 @@ class SpecializedLinear(_Specialized):
             self.cls_lora_b.zero_()
 
     def forward(self, x: torch.Tensor, num_cls: int) -> torch.Tensor:
-        if num_cls and not self.lora_rank:
-            return specialized_linear(
-                x, self.weight, self.bias, self.cls_weight, self.cls_bias, num_cls
+        if not num_cls:
+            return F.linear(x, self.weight, self.bias)
+        if self.lora_rank:
+            return lora_linear(
+                x, self.weight, self.bias, self.cls_lora_a, self.cls_lora_b, self.cls_bias, num_cls
             )
-        out = F.linear(x, self.weight, self.bias)
-        if num_cls:
-            # W_cls x + b_cls = (W x + b) + B (A x) + (b_cls - b): exactly zero correction at init
-            bias = None if self.bias is None else self.cls_bias - self.bias
-            x_cls = x[:, :num_cls]
-            out[:, :num_cls].add_(F.linear(F.linear(x_cls, self.cls_lora_a), self.cls_lora_b, bias))
-        return out
+        return specialized_linear(x, self.weight, self.bias, self.cls_weight, self.cls_bias, num_cls)
 
     def extra_repr(self) -> str:
         return (

@@ -21,18 +21,14 @@ def swiglu_hidden(mlp_hidden: int) -> int:
 
 class SwiGLU(nn.Module):
     """fc1: dim -> 2 * hidden (gate, value), fc2: hidden -> dim; ``hidden`` is the gated width
-    (apply `swiglu_hidden` to a plain MLP width first). fc2 can carry the block's LayerScale."""
+    (apply `swiglu_hidden` to a plain MLP width first)."""
 
     def __init__(self, dim: int, hidden: int):
         super().__init__()
         self.fc1 = nn.Linear(dim, 2 * hidden)
         self.fc2 = nn.Linear(hidden, dim)
 
-    def forward(
-        self, x: torch.Tensor, layout: TokenLayout = TokenLayout(), layer_scale: nn.Module = None
-    ) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()) -> torch.Tensor:
         gate, value = self.fc1(x).chunk(2, dim=-1)
         h = F.silu(gate) * value
-        if layer_scale is None:
-            return self.fc2(h)
-        return layer_scale.scale_linear(h, self.fc2, layout.num_cls)
+        return self.fc2(h)

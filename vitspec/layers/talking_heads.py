@@ -25,9 +25,7 @@ class TalkingHeadAttention(Attention):
         self.proj_l = nn.Linear(num_heads, num_heads)
         self.proj_w = nn.Linear(num_heads, num_heads)
 
-    def forward(
-        self, x: torch.Tensor, layout: TokenLayout = TokenLayout(), layer_scale: nn.Module = None
-    ) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()) -> torch.Tensor:
         if self.window_size:
             raise ValueError('talking heads mix all heads over all tokens: no windowed form')
         B, N, _ = x.shape
@@ -36,4 +34,4 @@ class TalkingHeadAttention(Attention):
         attn = (q * self.scale) @ k.transpose(-2, -1)
         attn = _mix_heads(attn, self.proj_l).softmax(dim=-1)
         attn = F.dropout(_mix_heads(attn, self.proj_w), self.attn_drop, self.training)
-        return self._project((attn @ v).transpose(1, 2).reshape(B, N, -1), num_cls, layer_scale)
+        return self.proj_drop(self.proj((attn @ v).transpose(1, 2).reshape(B, N, -1)))
