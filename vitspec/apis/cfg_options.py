@@ -10,6 +10,8 @@ from numbers import Number
 
 from mmengine.config import Config
 
+from vitspec.apis.config_variables import reach_targets
+
 MISSING = object()
 SHORT = reprlib.Repr()  # a config's dicts shown one level deep
 SHORT.maxlevel, SHORT.maxdict, SHORT.maxstring = 1, 3, 40
@@ -17,7 +19,9 @@ SHORT.maxlevel, SHORT.maxdict, SHORT.maxstring = 1, 3, 40
 
 def merge_cfg_options(cfg: Config, options: dict) -> Config:
     """Merge ``options`` into ``cfg``; TypeError naming the key when a value has a kind the
-    config's value at that key cannot be replaced by (see ``kind_mismatch``)."""
+    config's value at that key cannot be replaced by (see ``kind_mismatch``). A variable of the
+    config file is carried to its copies (``data_root``) or refused (see ``reach_targets``)."""
+    options = reach_targets(cfg, options)
     before = {key: value_at(cfg, key) for key in options}
     cfg.merge_from_dict(options)
     for key, old in before.items():

@@ -1,0 +1,163 @@
+"""``--cfg-options`` on a variable of the config file (``data_root``, ``max_iters``,
+``train_pipeline``): mmengine runs the file once, so each variable is copied into the dicts that
+use it, and a later change of the variable reaches none of them.
+
+``data_root`` is carried to every key of the dataloaders and evaluators that holds its value
+(and to paths under it); an override of any other such variable is refused, naming the keys
+that hold its value, which are the ones to set.
+"""
+
+from mmengine.config import Config
+from mmengine.logging import print_log
+
+# Top-level keys that mmengine's Runner or vitspec's tools read after the file was run: setting
+# them works.
+READ_AFTER_LOADING = frozenset(
+    {
+        # Runner.from_cfg and Runner's own cfg.get
+        'model',
+        'work_dir',
+        'train_dataloader',
+        'val_dataloader',
+        'test_dataloader',
+        'train_cfg',
+        'val_cfg',
+        'test_cfg',
+        'auto_scale_lr',
+        'optim_wrapper',
+        'param_scheduler',
+        'val_evaluator',
+        'test_evaluator',
+        'default_hooks',
+        'custom_hooks',
+        'data_preprocessor',
+        'load_from',
+        'resume',
+        'launcher',
+        'env_cfg',
+        'log_processor',
+        'log_level',
+        'visualizer',
+        'default_scope',
+        'randomness',
+        'experiment_name',
+        'model_wrapper_cfg',
+        'sync_bn',
+        'find_unused_parameters',
+        'activation_checkpointing',
+        'efficient_conv_bn_eval',
+        'compile',
+        'runner_type',
+        'custom_imports',
+        # vitspec's runner and tools
+        'load_from_strict',
+        'test_with_tta',
+        'tta_model',
+        'tta_pipeline',
+    }
+)
+CARRIED = 'data_root'
+CARRIED_INTO = ('_dataloader', '_evaluator')  # the top-level keys data_root is carried into
+
+
+def reach_targets(cfg: Config, options: dict) -> dict:
+    """``options`` plus, for ``data_root``, the keys it is carried to. ValueError for an
+    override of any other variable of the file whose value the config holds elsewhere."""
+    out = dict(options)
+    for key, value in options.items():
+        head = key.split('.')[0]
+        if head in READ_AFTER_LOADING or head not in cfg:
+            if key == CARRIED and head not in cfg:
+                raise ValueError(_no_data_root(cfg))
+            continue
+        old = _plain(cfg[head])
+        if old is None or isinstance(old, bool) or old in ('', [], {}):
+            continue  # no value to recognise its copies by
+        copies = [
+            path
+            for top in cfg
+            if top in READ_AFTER_LOADING
+            for path in _paths_holding(cfg[top], old, top)
+        ]
+        if not copies:
+            continue  # used nowhere in the config: perhaps read by a script of the user's
+        if key != CARRIED:
+            rest = key[len(head) :]
+            raise ValueError(
+                f'--cfg-options {key}: {head!r} is a variable of the config file, copied into '
+                f'the keys that use it when the file was read, so changing it now changes '
+                f'nothing. Set the keys that hold its value instead: '
+                + ', '.join(path + rest for path in copies)
+            )
+        out.update(_carry(cfg, old, value, options))
+    return out
+
+
+def _carry(cfg: Config, old: str, new, options: dict) -> dict:
+    """data_root's new value for every key of the dataloaders and evaluators that holds the old
+    one or a path under it; keys set by ``options`` themselves are left to them."""
+    carried = {}
+    for top in cfg:
+        if not top.endswith(CARRIED_INTO):
+            continue
+        for path, value in _leaves(cfg[top], top):
+            if any(path == k or path.startswith(k + '.') for k in options):
+                continue
+            if value == old:
+                carried[path] = new
+            elif _is_under(value, old) and isinstance(new, str):
+                carried[path] = new.rstrip('/') + '/' + value[len(old) :].lstrip('/')
+    print_log(
+        f'--cfg-options data_root={new} carried to: {", ".join(carried) or "no key"}',
+        logger='current',
+    )
+    return carried
+
+
+def _is_under(value, root: str) -> bool:
+    if not isinstance(value, str) or not isinstance(root, str) or not value.startswith(root):
+        return False
+    return root.endswith('/') or value[len(root) :].startswith('/')
+
+
+def _no_data_root(cfg: Config) -> str:
+    keys = [
+        path for top in cfg for path, _ in _leaves(cfg[top], top) if path.endswith('.data_root')
+    ]
+    return (
+        '--cfg-options data_root: this config has no variable data_root, so it would reach no '
+        "dataset. Set the datasets' own keys: " + (', '.join(keys) or 'none found')
+    )
+
+
+def _paths_holding(node, value, path):
+    """Dotted paths from ``path`` down (list items by index, as merge_from_dict takes them)
+    whose value equals ``value``; a match is not searched further."""
+    if _plain(node) == value:
+        yield path
+    elif isinstance(node, dict):
+        for key, sub in node.items():
+            yield from _paths_holding(sub, value, f'{path}.{key}')
+    elif isinstance(node, (list, tuple)):
+        for i, sub in enumerate(node):
+            yield from _paths_holding(sub, value, f'{path}.{i}')
+
+
+def _leaves(node, prefix):
+    if isinstance(node, dict):
+        for key, sub in node.items():
+            yield from _leaves(sub, f'{prefix}.{key}')
+    elif isinstance(node, (list, tuple)):
+        for i, sub in enumerate(node):
+            yield from _leaves(sub, f'{prefix}.{i}')
+    else:
+        yield prefix, node
+
+
+def _plain(value):
+    """Dicts and lists (tuples too, the file may write either) compared as plain values."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
