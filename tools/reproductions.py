@@ -7,6 +7,9 @@ reproduce them, and the published protocol values each config must hold.
 --check exits 1 listing each field whose built value differs from the published one;
 --check-doc exits 1 if docs/reproduce.md or README.md's table of published results is not what the
 ledger gives (the test suite runs both).
+
+Everything is read and written in the checkout this script belongs to (its parent folder), not in
+the one vitspec happens to be imported from; the first line of output names it.
 """
 
 import argparse
@@ -14,31 +17,44 @@ import sys
 from pathlib import Path
 
 from vitspec.apis.reproductions import (
-    DOC,
-    LEDGER,
+    DOC_PATH,
+    LEDGER_PATH,
     ROOT,
     check_row,
+    checkout_of,
     load_ledger,
     readme_with_table,
     render_doc,
 )
 
+CHECKOUT = Path(__file__).resolve().parents[1]
+
+
+def which_checkout(root: Path) -> str:
+    where = f'reproductions: the ledger, configs, docs and README.md of {root}'
+    if root != ROOT:
+        where += f' (vitspec itself is imported from {ROOT})'
+    return where
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('--ledger', default=str(LEDGER))
+    parser.add_argument('--ledger', default=str(CHECKOUT / LEDGER_PATH))
     parser.add_argument('--check', action='store_true', help='compare every row with its config')
-    parser.add_argument('--out', default=str(DOC))
+    parser.add_argument('--out', help=f"default: {DOC_PATH} of the ledger's checkout")
     parser.add_argument('--check-doc', action='store_true')
     args = parser.parse_args(argv)
+    root = checkout_of(args.ledger)
+    print(which_checkout(root), flush=True)
+    args.out = args.out or str(root / DOC_PATH)
     ledger = load_ledger(args.ledger)
     status = 0
     if args.check:
-        problems = [p for row in ledger['rows'] for p in check_row(ledger, row)]
+        problems = [p for row in ledger['rows'] for p in check_row(ledger, row, root=root)]
         print('\n'.join(problems) or f'{len(ledger["rows"])} rows match their configs')
         status = int(bool(problems))
     doc = render_doc(ledger)
-    readme_path = ROOT / 'README.md'
+    readme_path = root / 'README.md'
     readme = readme_with_table(readme_path.read_text(), ledger)
     if args.check_doc:
         if (

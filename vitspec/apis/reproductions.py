@@ -10,9 +10,11 @@ from pathlib import Path
 import yaml
 from mmengine.config import Config
 
-ROOT = Path(__file__).resolve().parents[2]  # the repository: configs/, docs/, README.md
-LEDGER = ROOT / 'configs' / 'reproductions.yaml'
-DOC = ROOT / 'docs' / 'reproduce.md'
+ROOT = Path(__file__).resolve().parents[2]  # this package's checkout: configs/, docs/, README.md
+LEDGER_PATH = Path('configs') / 'reproductions.yaml'  # in a checkout
+DOC_PATH = Path('docs') / 'reproduce.md'
+LEDGER = ROOT / LEDGER_PATH
+DOC = ROOT / DOC_PATH
 NOT_FOUND = 'not found'
 ROW_KEYS = {
     'id',
@@ -37,10 +39,18 @@ class LedgerError(ValueError):
     pass
 
 
+def checkout_of(ledger_path) -> Path:
+    """The checkout a ledger belongs to (configs/reproductions.yaml in it): the configs its
+    rows name are read there, whichever checkout vitspec itself is imported from."""
+    return Path(ledger_path).resolve().parents[1]
+
+
 def load_ledger(path=LEDGER) -> dict:
-    """The ledger, checked for shape: every row names an existing config, a known protocol and
-    known sources; every field has a value (or 'not found') and a source."""
+    """The ledger, checked for shape: every row names an existing config (in the ledger's
+    checkout), a known protocol and known sources; every field has a value (or 'not found') and
+    a source."""
     path = Path(path)
+    root = checkout_of(path)
     ledger = yaml.safe_load(path.read_text())
     if not isinstance(ledger, dict) or set(ledger) - {'sources', 'protocols', 'rows'}:
         raise LedgerError(f'{path}: top level must be sources / protocols / rows')
@@ -71,8 +81,8 @@ def load_ledger(path=LEDGER) -> dict:
             raise LedgerError(
                 f'{where}: value_source {row.get("value_source")!r} is not in sources'
             )
-        if not (ROOT / row['config']).is_file():
-            raise LedgerError(f'{where}: config {row["config"]} does not exist')
+        if not (root / row['config']).is_file():
+            raise LedgerError(f'{where}: config {row["config"]} does not exist in {root}')
         if row.get('protocol') and row['protocol'] not in protocols:
             raise LedgerError(f'{where}: unknown protocol {row["protocol"]!r}')
         for name, spec in row_fields(ledger, row).items():
@@ -142,10 +152,11 @@ def expected(spec: dict):
     return spec['ours'] if 'ours' in spec else spec['value']
 
 
-def check_row(ledger: dict, row: dict, cfg=None) -> list:
-    """Mismatches between the built config and the row's fields, one line each."""
+def check_row(ledger: dict, row: dict, cfg=None, root: Path = ROOT) -> list:
+    """Mismatches between the built config (``root / row['config']``) and the row's fields,
+    one line each."""
     if cfg is None:
-        cfg = Config.fromfile(ROOT / row['config'])
+        cfg = Config.fromfile(Path(root) / row['config'])
     problems = []
     for name, spec in row_fields(ledger, row).items():
         want = expected(spec)
