@@ -19,8 +19,7 @@ def main(argv=None):
     parser.add_argument(
         '--metrics',
         nargs='+',
-        default=['mIoU', 'mAcc', 'aAcc'],
-        help='the first one selects the record',
+        help='the first one selects the record (default: every metric the first run logged)',
     )
     args = parser.parse_args(argv)
     try:

@@ -4,6 +4,8 @@ side: the plain vs specialized comparison from one checkpoint with one recipe, i
     python tools/compare_techniques.py CONFIG_A CONFIG_B [--gpus N] [--work-dir DIR]
         [--metrics mIoU aAcc] [--cfg-options k=v ...]
 
+The table shows the metrics the runs logged (--metrics picks some), to four significant digits.
+
 Before training, the two built configs are compared key by key: anything but the backbone's
 technique options differing (checkpoint, schedule, data, head, seed ...) is refused with the keys
 that differ, and so are two configs that build the same model. Frozen probes compare pretrained
@@ -17,7 +19,7 @@ from pathlib import Path
 from mmengine.config import Config, DictAction
 
 from vitspec.apis.run_table import table
-from vitspec.apis.technique_comparison import METRICS, check_comparable
+from vitspec.apis.technique_comparison import check_comparable
 
 
 def main(argv=None):
@@ -25,7 +27,7 @@ def main(argv=None):
     parser.add_argument('configs', nargs=2)
     parser.add_argument('--gpus', type=int, default=1, help='processes per run (CPU: gloo)')
     parser.add_argument('--work-dir', default='work_dirs/compare')
-    parser.add_argument('--metrics', nargs='+', help="default: by the config's evaluator")
+    parser.add_argument('--metrics', nargs='+', help='default: every metric the runs logged')
     parser.add_argument(
         '--cfg-options', nargs='+', default=[], metavar='KEY=VALUE', help='applied to both configs'
     )
@@ -53,8 +55,7 @@ def main(argv=None):
         subprocess.run(
             cmd + (['--cfg-options', *args.cfg_options] if args.cfg_options else []), check=True
         )
-    metrics = args.metrics or METRICS.get(cfgs[0].val_evaluator.get('type'), ['mIoU'])
-    print(table(work_dirs, metrics))
+    print(table(work_dirs, args.metrics))
 
 
 if __name__ == '__main__':

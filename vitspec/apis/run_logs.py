@@ -57,6 +57,35 @@ def last_validation(work_dir: Path, metric: str) -> dict:
     )
 
 
+# Keys mmengine writes into a validation record beside the metrics.
+NOT_METRICS = frozenset({'step', 'iter', 'epoch', 'time', 'data_time', 'memory'})
+
+
+def is_validation(record: dict) -> bool:
+    """A validation record: no loss and no learning rate (training records carry both)."""
+    return 'lr' not in record and not any('loss' in key for key in record)
+
+
+def validation_metrics(work_dir: Path) -> list:
+    """The names of the metrics in the newest validation record of ``work_dir``, as the
+    evaluator emitted them: the task's headline metrics (TASK_METRICS) first, then the rest in
+    the order logged."""
+    for path in reversed(scalar_files(work_dir)):
+        records = [r for r in read_records(path) if is_validation(r)]
+        if records:
+            names = [
+                k
+                for k, v in records[-1].items()
+                if k not in NOT_METRICS and isinstance(v, (int, float))
+            ]
+            headline = [m for m in TASK_METRICS.get(task_of(records[-1]), []) if m in names]
+            return headline + [n for n in names if n not in headline]
+    raise FileNotFoundError(
+        f'{work_dir}: no validation record (looked in */vis_data/scalars.json, else '
+        '*/vis_data/<timestamp>.json)'
+    )
+
+
 def test_results(work_dir: Path) -> dict:
     """The newest tools/test.py result (WORK_DIR/<ts>/<ts>.json), or {}."""
     for run in sorted(Path(work_dir).iterdir(), reverse=True):

@@ -14,12 +14,6 @@ TECHNIQUE_KEYS = (
     'num_class_attn_layers',
     'talking_heads',
 )
-METRICS = {
-    'IoUMetric': ['mIoU', 'mAcc', 'aAcc'],
-    'DepthErrorMetric': ['rmse', 'abs_rel', 'a1'],
-    'CocoMetric': ['coco/bbox_mAP', 'coco/segm_mAP'],
-    'DatasetCocoMetric': ['coco/bbox_mAP', 'coco/segm_mAP'],
-}
 
 
 def flatten(node, prefix=''):
