@@ -30,7 +30,9 @@ def specialized_linear(x, weight, bias, cls_weight, cls_bias, num_cls):
 
 
 def lora_linear(x, weight, bias, lora_a, lora_b, cls_bias, num_cls):
-    cls = F.linear(x[:, :num_cls], weight, cls_bias) + F.linear(F.linear(x[:, :num_cls], lora_a), lora_b)
+    cls = F.linear(x[:, :num_cls], weight, cls_bias) + F.linear(
+        F.linear(x[:, :num_cls], lora_a), lora_b
+    )
     return torch.cat([cls, F.linear(x[:, num_cls:], weight, bias)], 1)
 
 

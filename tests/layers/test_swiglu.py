@@ -3,7 +3,6 @@ LayerScale; a specialized block with it equals the plain one at init."""
 
 from functools import partial
 
-import pytest
 import torch
 import torch.nn.functional as F
 from timm.layers import SwiGLUPacked

@@ -27,11 +27,10 @@ TECHNIQUES = {
     ),
     'rope': dict(rope=True, with_pos_embed=False, pos_embed_cls=False, num_register_tokens=2),
     'rel_pos_table': dict(rel_pos_bias='table', img_size=(32, 40), layer_scale_init=1e-5),
-    'specialized_lora_layer_scale': dict(
-        layer_scale_init=1e-5, specialize=dict(lora_rank=4, qkv_blocks='all')
-    ),
+    'specialized_lora_layer_scale': dict(layer_scale_init=1e-5, specialize=dict(lora_rank=4)),
     'specialized_no_layer_scale': dict(specialize=dict(qkv_blocks=(0,))),
 }
+
 
 def build(technique):
     torch.manual_seed(0)

@@ -129,9 +129,10 @@ class SpecializedLinear(_Specialized):
 
     Full: ``cls_weight``, ``cls_bias``. With ``lora_rank=r``: ``W_cls = weight + cls_lora_b @
     cls_lora_a`` (``cls_lora_a``: (r, in), ``cls_lora_b``: (out, r), zero-initialized) and a full
-    ``cls_bias``. Either way the CLS rows are the all-token output plus ``x_cls (W_cls - W)^T +
-    (b_cls - b)`` (see `specialized_functional`): with equal parameters both forms reproduce
-    ``F.linear`` bit for bit, and the patch rows always are those of ``F.linear``.
+    ``cls_bias``; its CLS rows are the all-token output plus ``x_cls (B A)^T + (b_cls - b)``, so
+    with equal parameters it reproduces ``F.linear`` bit for bit. The full form computes the CLS
+    rows with their own (small) GEMM, which may round differently from the same rows of the
+    all-token GEMM (about 1e-6 relative in fp32); the patch rows are always ``F.linear``'s.
     """
 
     def __init__(
@@ -190,7 +191,9 @@ class SpecializedLinear(_Specialized):
             return lora_linear(
                 x, self.weight, self.bias, self.cls_lora_a, self.cls_lora_b, self.cls_bias, num_cls
             )
-        return specialized_linear(x, self.weight, self.bias, self.cls_weight, self.cls_bias, num_cls)
+        return specialized_linear(
+            x, self.weight, self.bias, self.cls_weight, self.cls_bias, num_cls
+        )
 
     def extra_repr(self) -> str:
         return (
