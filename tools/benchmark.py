@@ -2,6 +2,8 @@
 
     python tools/benchmark.py --preset readme            # the tables of docs/benchmarks.md
     python tools/benchmark.py --preset dinov3            # SpecViT's DINOv3 ViT-S/16 vs timm's
+    python tools/benchmark.py --preset gpu               # ViT-B/16 batch 64, bf16 / fp16, a GPU
+    python tools/benchmark.py --preset amp-cpu           # the same ratios in bf16 on a CPU
     python tools/benchmark.py --models timm specvit specvit-spec --size s16 --img 224 --batch 8
 
 Each configuration is built in its own worker process and timed in turn, one worker at a time,
@@ -13,8 +15,10 @@ the two times of the SAME round, which cancels the host's slower drift, with its
 distribution-free 95 % interval (order statistics). Memory: peak allocated on CUDA; on CPU, the
 bytes of tensors saved for backward (activation memory), which is what gradient checkpointing
 reduces. Also measures the machine's dense GEMM rate and the fraction of it each model achieves.
-bf16 is not timed on a CPU without AMX or AVX512-BF16, where it would only be emulated. The
-`readme` preset also checks the performance targets of vitspec/benchmarking/presets.py.
+Training settings also count each model's aten ops, casts and GEMMs over one eager forward +
+backward at batch 2 (vitspec/benchmarking/op_counts.py): on a GPU each op is a kernel. bf16
+(fp16) is not timed on a CPU without AMX or AVX512-BF16 (-FP16), where it would only be
+emulated. Presets also check their performance targets (vitspec/benchmarking/presets.py).
 """
 
 from vitspec.benchmarking.cli import main

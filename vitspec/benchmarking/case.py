@@ -6,7 +6,9 @@ from contextlib import nullcontext
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
+from .machine import DTYPES
 from .models import base_name, build
+from .op_counts import op_counts
 
 
 def _sum(out):
@@ -20,14 +22,14 @@ class Case:
 
     def __init__(self, name, size, img, batch, dtype, mode, device):
         torch.manual_seed(0)
-        self.name, self.mode, self.device = name, mode, device
+        self.name, self.mode, self.device, self.dtype = name, mode, device, DTYPES[dtype]
         model, compiled = base_name(name)
         self.eager = build(model, size).to(device)
         self.eager.train(mode == 'training')  # mmseg's ViT.train() returns None: no chaining
         self.model = torch.compile(self.eager) if compiled else self.eager
         self.x = torch.randn(batch, 3, img, img, device=device)
         self.autocast = (
-            torch.autocast(device.type, dtype=torch.bfloat16) if dtype == 'bf16' else nullcontext()
+            nullcontext() if dtype == 'fp32' else torch.autocast(device.type, dtype=self.dtype)
         )
         # the first step compiles: its time, apart from the timed steps (None: eager)
         self.compile_s = self.timed() if compiled else None
@@ -59,6 +61,16 @@ class Case:
         finally:
             self.model = model
         return counter.get_total_flops()
+
+    def op_counts(self):
+        """aten ops, casts and GEMMs of one training step at batch 2, on the eager model: what
+        each launches as kernels (None in inference, and for a compiled model, whose kernels
+        inductor fuses)."""
+        if self.mode != 'training' or self.model is not self.eager:
+            return None
+        counts = op_counts(self.eager, (self.x[:2],), self.dtype, self.device.type)
+        self.eager.zero_grad(set_to_none=True)
+        return counts.summary()
 
     def compile_seconds(self):
         return self.compile_s

@@ -7,9 +7,9 @@ import sys
 
 import torch
 
-from .machine import describe_device
-from .measure import run_setting
-from .models import COMPILED, DINOV3_MODELS, MODELS, SIZES, SPECVIT_VARIANTS
+from .machine import DTYPES, describe_device
+from .measure import refuse_baseline, run_setting
+from .models import COMPILED, MODELS, SIZES
 from .presets import PRESETS, TARGETS
 from .report import format_table
 from .targets import check_targets
@@ -27,13 +27,13 @@ def main(argv=None):
         nargs='+',
         choices=[*MODELS, *(m + COMPILED for m in MODELS)],
         metavar='MODEL',
-        help=f'timm, mmseg, {", ".join([*SPECVIT_VARIANTS, *DINOV3_MODELS])}; any of them '
+        help=f'{", ".join(MODELS)}; any of them '
         f'with the suffix {COMPILED}: through torch.compile, its compilation timed apart',
     )
     parser.add_argument('--size', default='s16', choices=sorted(SIZES))
     parser.add_argument('--img', type=int, default=224)
     parser.add_argument('--batch', type=int, default=8)
-    parser.add_argument('--dtype', default='fp32', choices=['fp32', 'bf16'])
+    parser.add_argument('--dtype', default='fp32', choices=list(DTYPES))
     parser.add_argument('--mode', default='inference', choices=['inference', 'training'])
     parser.add_argument('--baseline', help='model the ratios refer to (default: the first)')
     parser.add_argument('--rounds', type=int, default=15, help='interleaved timed rounds')
@@ -56,6 +56,11 @@ def main(argv=None):
         ]
     else:
         parser.error('give --preset or --models')
+    for setting in settings:
+        try:
+            refuse_baseline(setting, args.baseline)
+        except ValueError as exc:
+            parser.error(str(exc))
     device = torch.device(args.device)
     machine = describe_device(device)
     print(f'{machine}, torch {torch.__version__}\n')

@@ -5,12 +5,14 @@ import time
 
 import torch
 
+# a setting's dtype: fp32 runs as built, bf16 and fp16 under autocast
+DTYPES = dict(fp32=torch.float32, bf16=torch.bfloat16, fp16=torch.float16)
+
 
 def gemm_rate(device, dtype, n=2048, rounds=5):
     """Dense matmul FLOP/s of this machine (best of a few rounds)."""
-    torch_dtype = torch.bfloat16 if dtype == 'bf16' else torch.float32
-    a = torch.randn(n, n, device=device, dtype=torch_dtype)
-    b = torch.randn(n, n, device=device, dtype=torch_dtype)
+    a = torch.randn(n, n, device=device, dtype=DTYPES[dtype])
+    b = torch.randn(n, n, device=device, dtype=DTYPES[dtype])
     a @ b
     best = float('inf')
     for _ in range(rounds):
@@ -26,12 +28,20 @@ def gemm_rate(device, dtype, n=2048, rounds=5):
 
 def why_not_measured(setting, device):
     """The reason a setting would time nothing of interest on this device, or None."""
+    if setting.get('device', device.type) != device.type:
+        return f'a setting for {setting["device"]}, not timed on {device.type}'
     if (
         setting['dtype'] == 'bf16'
         and device.type == 'cpu'
         and not (torch.cpu._is_amx_tile_supported() or torch.cpu._is_avx512_bf16_supported())
     ):
         return 'this CPU has neither AMX nor AVX512-BF16, so bf16 matmuls would be emulated'
+    if setting['dtype'] == 'fp16' and device.type == 'cpu':
+        units = torch.cpu.get_capabilities()
+        if not (units.get('amx_fp16') or units.get('avx512_fp16')):
+            return (
+                'this CPU has neither AMX-FP16 nor AVX512-FP16, so fp16 matmuls would be emulated'
+            )
     return None
 
 

@@ -13,6 +13,9 @@ from .worker import Worker
 
 
 def run_setting(setting, device, rounds, warmup, baseline=None):
+    """Times the setting's models (its own 'rounds' and 'warmup' win over the arguments); the
+    speeds refer to `baseline`, by default the first model."""
+    refuse_baseline(setting, baseline)
     reason = why_not_measured(setting, device)
     if reason:
         return dict(setting=_describe(setting), device=str(device), skipped=reason, rows=[])
@@ -35,9 +38,18 @@ def run_setting(setting, device, rounds, warmup, baseline=None):
             case.close()
 
 
+def refuse_baseline(setting, baseline):
+    """A `baseline` that names none of the setting's models is an error, not the first model."""
+    if baseline is not None and baseline not in setting['models']:
+        raise ValueError(
+            f'baseline {baseline!r} is not a model of the setting {setting["size"]} '
+            f'{setting["dtype"]} {setting["mode"]}: give one of {", ".join(setting["models"])}'
+        )
+
+
 def _measure(setting, cases, device, rounds, warmup, baseline):
     for case in cases:
-        for _ in range(warmup):
+        for _ in range(setting.get('warmup', warmup)):
             case.step()
     times = {c.name: [] for c in cases}
     for r in range(setting.get('rounds', rounds)):
@@ -45,12 +57,13 @@ def _measure(setting, cases, device, rounds, warmup, baseline):
         for case in cases[r % len(cases) :] + cases[: r % len(cases)]:
             times[case.name].append(case.timed())
     rate = gemm_rate(device, setting['dtype'])
-    base = baseline if baseline in times else cases[0].name
+    base = baseline or cases[0].name
     rows = []
     for case in cases:
         median = statistics.median(times[case.name])
         ratio, low, high = paired_ratio(times[case.name], times[base])
         flops = case.flops()
+        ops = case.op_counts() or dict(ops=None, kernels=None, casts=None, gemms=None)
         rows.append(
             dict(
                 model=case.name,
@@ -62,6 +75,7 @@ def _measure(setting, cases, device, rounds, warmup, baseline):
                 gemm_fraction=flops / median / rate,
                 memory_mb=_mb(case.memory_bytes()),
                 compile_s=case.compile_seconds(),
+                **ops,
                 runs=len(times[case.name]),
                 times_s=times[case.name],
             )

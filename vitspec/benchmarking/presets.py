@@ -1,5 +1,41 @@
 """Named lists of settings, and the performance targets each preset checks."""
 
+# Like with like under mixed precision: LayerScale models against timm's ViT with the same
+# LayerScale (timm-ls), the specialization and its LoRA form against LayerScale alone
+AMP_MODELS = ['timm-ls', 'specvit-ls', 'specvit-spec', 'specvit-lora']
+GPU_MODELS = [
+    'timm',
+    'timm-ls',
+    'specvit',
+    'specvit-ls',
+    'specvit-spec',
+    'specvit-lora',
+    'specvit-tg-dct',
+]
+# (model, reference, training speed bound, inference speed bound)
+AMP_RATIOS = [
+    ('specvit-ls', 'timm-ls', '>= 0.97', '>= 0.98'),
+    ('specvit-spec', 'specvit-ls', '>= 0.95', '>= 0.98'),
+    ('specvit-lora', 'specvit-ls', '>= 0.95', '>= 0.98'),
+]
+# compiled plain SpecViT, training only: its target is against timm's eager training
+GPU_COMPILED = 'specvit+compile'
+
+
+def _amp_targets(settings):
+    return [
+        (
+            f'{model} vs {ref}, {s["dtype"]} {s["mode"]} speed',
+            (i, model),
+            (i, ref),
+            'speed',
+            training if s['mode'] == 'training' else inference,
+        )
+        for i, s in enumerate(settings)
+        for model, ref, training, inference in AMP_RATIOS
+    ]
+
+
 PRESETS = {
     'readme': [
         dict(
@@ -86,6 +122,28 @@ PRESETS = {
         )
         for mode in ('inference', 'training')
     ],
+    # ViT-B/16 at 224, batch 64, as users train on one GPU (not timed on other devices); under 4
+    # minutes there, most of it starting the 30 workers and compiling
+    'gpu': [
+        dict(
+            device='cuda',
+            size='b16',
+            img=224,
+            batch=64,
+            dtype=dtype,
+            mode=mode,
+            rounds=20,
+            warmup=5,
+            models=GPU_MODELS + ([GPU_COMPILED] if mode == 'training' else []),
+        )
+        for dtype in ('bf16', 'fp16')
+        for mode in ('training', 'inference')
+    ],
+    # the same ratios under bf16 autocast on a CPU with bf16 units (AMX or AVX512-BF16)
+    'amp-cpu': [
+        dict(size='s16', img=224, batch=8, dtype='bf16', mode=mode, rounds=20, models=AMP_MODELS)
+        for mode in ('training', 'inference')
+    ],
     'toy': [
         dict(
             size='t8',
@@ -167,6 +225,21 @@ TARGETS = {
         )
         for i, mode in enumerate(('inference', 'training'))
     ],
+    'gpu': [
+        *_amp_targets(PRESETS['gpu']),
+        *(
+            (
+                f'compiled SpecViT vs eager timm, {s["dtype"]} training speed',
+                (i, GPU_COMPILED),
+                (i, 'timm'),
+                'speed',
+                '>= 1.25',
+            )
+            for i, s in enumerate(PRESETS['gpu'])
+            if GPU_COMPILED in s['models']
+        ),
+    ],
+    'amp-cpu': _amp_targets(PRESETS['amp-cpu']),
     'compile': [
         (
             'compiled SpecViT vs eager timm, inference speed',

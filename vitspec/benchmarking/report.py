@@ -1,5 +1,9 @@
 """A measured (or skipped) setting as a Markdown table."""
 
+# aten ops of one eager training step at batch 2 (Case.op_counts), in training settings only;
+# kernels: the ops that are not views
+OP_COLUMNS = dict(ops='ops', kernels='kernels', casts='casts', gemms='GEMMs')
+
 
 def format_table(result):
     s = result['setting']
@@ -10,19 +14,37 @@ def format_table(result):
     if 'skipped' in result:
         return f'{head}: not measured, {result["skipped"]}'
     head += f' (GEMM {result["gemm_gflops_per_s"]:.0f} GFLOP/s), baseline {result["baseline"]}'
-    lines = [
-        head,
-        '| model | median ms | speed vs baseline (95 % interval) | GFLOPs '
-        '| GEMM fraction | memory MB | compile s |',
-        '|---|---|---|---|---|---|---|',
+    counted = any(r.get('ops') is not None for r in result['rows'])
+    columns = [
+        'model',
+        'median ms',
+        'speed vs baseline (95 % interval)',
+        'GFLOPs',
+        'GEMM fraction',
+        'memory MB',
+        'compile s',
+        *(OP_COLUMNS.values() if counted else []),
     ]
+    lines = [head, _row(columns), '|' + '---|' * len(columns)]
     for r in result['rows']:
-        mem = '-' if r['memory_mb'] is None else f'{r["memory_mb"]:.0f}'
-        compile_s = '-' if r['compile_s'] is None else f'{r["compile_s"]:.0f}'
         low, high = r['speed_interval']
-        lines.append(
-            f'| {r["model"]} | {r["median_s"] * 1e3:.1f} | {r["speed_vs_baseline"]:.3f} '
-            f'({low:.3f}-{high:.3f}) | {r["gflops"]:.1f} | {r["gemm_fraction"]:.2f} '
-            f'| {mem} | {compile_s} |'
-        )
+        cells = [
+            r['model'],
+            f'{r["median_s"] * 1e3:.1f}',
+            f'{r["speed_vs_baseline"]:.3f} ({low:.3f}-{high:.3f})',
+            f'{r["gflops"]:.1f}',
+            f'{r["gemm_fraction"]:.2f}',
+            _or_dash(r['memory_mb'], '.0f'),
+            _or_dash(r['compile_s'], '.0f'),
+            *([_or_dash(r.get(k), 'd') for k in OP_COLUMNS] if counted else []),
+        ]
+        lines.append(_row(cells))
     return '\n'.join(lines)
+
+
+def _row(cells):
+    return '| ' + ' | '.join(cells) + ' |'
+
+
+def _or_dash(value, spec):
+    return '-' if value is None else format(value, spec)

@@ -89,6 +89,9 @@ class Worker:
     def compile_seconds(self):
         return self._call('compile_seconds')
 
+    def op_counts(self):
+        return self._call('op_counts')
+
     def close(self):
         if self.process.is_alive():
             self.conn.send(None)
