@@ -1,11 +1,12 @@
 """Evaluate a checkpoint on a config's test set and print the metrics.
 
 python tools/test.py CONFIG CHECKPOINT [--work-dir DIR] [--show-dir DIR] [--compile]
-    [--cfg-options ...]
+    [--no-config-check] [--cfg-options ...]
 tools/dist_test.sh CONFIG CHECKPOINT NUM_GPUS [args]
 """
 
 import argparse
+import copy
 import json
 import os
 
@@ -25,6 +26,7 @@ from vitspec.apis.runner import (
     empty_datasets_explained,
     shutdown_distributed,
 )
+from vitspec.apis.saved_config import check_saved_config
 
 
 def parse_args(argv=None):
@@ -45,6 +47,12 @@ def parse_args(argv=None):
         action='store_true',
         help='torch.compile the test step (options: --cfg-options compile.backend=...)',
     )
+    parser.add_argument(
+        '--no-config-check',
+        action='store_true',
+        help="test even if the config builds another model than the checkpoint's training "
+        'config (meta.cfg)',
+    )
     parser.add_argument('--cfg-options', nargs='+', action=DictAction, metavar='KEY=VALUE')
     parser.add_argument('--launcher', choices=['none', 'pytorch', 'slurm'], default='none')
     parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
@@ -56,6 +64,7 @@ def parse_args(argv=None):
 def main(argv=None):
     args = parse_args(argv)
     cfg = config_from_args(args)
+    as_given = copy.deepcopy(cfg)  # before --tta wraps the model
     if tta_requested(args, cfg):
         enable_tta(cfg)
     if args.show_dir:
@@ -63,7 +72,10 @@ def main(argv=None):
     if args.compile:
         enable_compile(cfg)
     runner = build_runner(cfg)
-    load_strict(runner, args.checkpoint)
+    checkpoint = load_strict(runner, args.checkpoint)
+    if not args.no_config_check:
+        check_saved_config(checkpoint, as_given, args.checkpoint)
+    del checkpoint
     compile_test_step(runner)
     with empty_datasets_explained(cfg):
         metrics = runner.test()

@@ -29,11 +29,11 @@ def enable_tta(cfg):
     cfg.model = cfg.tta_model
 
 
-def load_strict(runner, checkpoint: str):
+def load_strict(runner, checkpoint: str) -> dict:
     """A checkpoint of another model is an error here, whatever the config's runner_type: a test
-    of half-loaded weights would print a wrong metric."""
+    of half-loaded weights would print a wrong metric. Returns the checkpoint."""
     with using_safe_io():  # before runner.test(), so before SafeIOHook's before_run
-        load_checkpoint_strict(runner, checkpoint)
+        return load_checkpoint_strict(runner, checkpoint)
 
 
 def scalar_metrics(metrics: dict) -> dict:
