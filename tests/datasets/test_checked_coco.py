@@ -48,7 +48,7 @@ def write_coco(root, boxes_by_image, missing=()):
     )
 
 
-def build_dataset(root, split='train'):
+def build_dataset(root, split='train', **options):
     cfg = Config.fromfile(ROOT / DEMO)
     dataset = cfg[f'{split}_dataloader'].dataset
     dataset.update(
@@ -56,6 +56,7 @@ def build_dataset(root, split='train'):
         ann_file='ann.json',
         data_prefix=dict(img='images/'),
         metainfo=dict(classes=('person',)),
+        **options,
     )
     with DefaultScope.overwrite_default_scope('mmdet'):
         return DATASETS.build(dataset)

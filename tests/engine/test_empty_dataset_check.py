@@ -2,6 +2,8 @@ from types import SimpleNamespace
 
 import pytest
 
+import vitspec.datasets.checked_coco as checked_coco
+from tests.datasets.test_checked_coco import build_dataset, write_coco
 from vitspec.engine import EmptyDatasetCheckHook
 from vitspec.errors import DataFileError
 
@@ -23,3 +25,19 @@ def test_hook_names_the_empty_split_and_its_root():
         r"data/nowhere, \{'img_path': 'images/training'\}",
     ):
         EmptyDatasetCheckHook().before_train(runner)
+
+
+def test_detection_training_set_without_a_usable_box_stops(tmp_path, monkeypatch):
+    """Boxes of zero width are all dropped (with a warning): nothing left to learn from."""
+    monkeypatch.setattr(checked_coco, 'print_log', lambda msg, **kw: None)
+    write_coco(tmp_path, {'a.jpg': [[10, 10, 0, 40]] * 3, 'b.jpg': [[5, 5, 0, 20]]})
+    runner = SimpleNamespace(train_dataloader=SimpleNamespace(dataset=build_dataset(tmp_path)))
+    with pytest.raises(DataFileError, match=r'has 2 images but not one instance to learn from'):
+        EmptyDatasetCheckHook().before_train(runner)
+
+
+def test_detection_training_set_with_one_box_trains(tmp_path, monkeypatch):
+    monkeypatch.setattr(checked_coco, 'print_log', lambda msg, **kw: None)
+    write_coco(tmp_path, {'a.jpg': [[10, 10, 0, 40]], 'b.jpg': [[5, 5, 10, 20]]})
+    runner = SimpleNamespace(train_dataloader=SimpleNamespace(dataset=build_dataset(tmp_path)))
+    EmptyDatasetCheckHook().before_train(runner)

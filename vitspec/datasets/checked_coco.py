@@ -29,6 +29,10 @@ MAX_LISTED = 10
 # of all annotations the file is taken for broken (ids from another label set, or no categories
 # written) and refused: training on the rest would learn from a fraction of the boxes.
 MAX_UNKNOWN_CATEGORY_SHARE = 0.01
+# mmdet's LoadAnnotations drops polygons under 3 points (or of an odd number of coordinates) and
+# ignores an instance left without a polygon, box included. Above this share of a training set's
+# annotations the run stops (the dataset's ``max_lost_mask_share`` changes it).
+MAX_LOST_MASK_SHARE = 0.01
 # The metainfo key under which the evaluator (DatasetCocoMetric) finds the file read here.
 ANN_FILE_KEY = 'ann_file'
 
@@ -42,6 +46,18 @@ def invalid_box_reason(bbox) -> str:
     if bbox[2] <= 0 or bbox[3] <= 0:
         return 'non-positive width or height'
     return ''
+
+
+def unusable_polygons(segmentation) -> int:
+    """How many polygons of a COCO polygon segmentation mmdet's LoadAnnotations drops (under
+    3 points, or an odd number of coordinates); 0 for RLE."""
+    if not isinstance(segmentation, list):
+        return 0
+    return sum(
+        1
+        for polygon in segmentation
+        if not isinstance(polygon, list) or len(polygon) < 6 or len(polygon) % 2
+    )
 
 
 def _listing(items: List[str]) -> str:
@@ -58,10 +74,14 @@ class CheckedCocoDataset(CocoDataset):
     MAX_UNKNOWN_CATEGORY_SHARE of the annotations have a ``category_id`` the file does not
     list. It logs a warning naming each image whose annotations of invalid box size or unknown
     category it drops, and the count of annotations of listed categories outside the chosen
-    ``classes``. Its metainfo names the annotation file (``ann_file``) for the evaluator;
-    ``referenced_images`` holds the path of every image the file lists."""
+    ``classes``. When the pipeline loads masks, annotations without a polygon of 3 or more
+    points (mmdet ignores such an instance, box included) are named in a warning, and in a
+    training set more than ``max_lost_mask_share`` of them is a DataFileError. Its metainfo
+    names the annotation file (``ann_file``) for the evaluator; ``referenced_images`` holds the
+    path of every image the file lists."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, max_lost_mask_share: float = MAX_LOST_MASK_SHARE, **kwargs):
+        self.max_lost_mask_share = max_lost_mask_share
         super().__init__(*args, **kwargs)
         self._metainfo[ANN_FILE_KEY] = self.ann_file
 
@@ -72,9 +92,12 @@ class CheckedCocoDataset(CocoDataset):
     def load_data_list(self) -> List[dict]:
         self._dropped, self._unknown_category, self._unchosen_category = [], [], 0
         self._num_annotations = 0
+        self._lost_masks, self._short_polygons = [], 0
+        self._loads_masks = any(getattr(t, 'with_mask', False) for t in self.pipeline.transforms)
         self._file_category_ids = None
         data_list = super().load_data_list()
         self._report_dropped()
+        self._report_lost_masks()
         self.referenced_images = frozenset(d['img_path'] for d in data_list)
         self._check_images_exist(data_list)
         return data_list
@@ -101,8 +124,45 @@ class CheckedCocoDataset(CocoDataset):
                 )
             else:
                 self._unchosen_category += category not in self._chosen_category_ids
+                self._count_unusable_polygons(img_info, ann)
                 kept.append(ann)
         return super().parse_data_info(dict(raw_data_info, raw_ann_info=kept))
+
+    def _count_unusable_polygons(self, img_info: dict, ann: dict) -> None:
+        segmentation = ann.get('segmentation')
+        bad = unusable_polygons(segmentation)
+        if not bad or ann.get('iscrowd') or not self._loads_masks:
+            return
+        if bad < len(segmentation):
+            self._short_polygons += bad
+            return
+        points = [len(p) // 2 if isinstance(p, list) else p for p in segmentation]
+        self._lost_masks.append(
+            f'{img_info["file_name"]} (annotation {ann.get("id")}, polygon points {points})'
+        )
+
+    def _report_lost_masks(self) -> None:
+        lost = self._lost_masks
+        if self._short_polygons:
+            print_log(
+                f'{self.ann_file}: {self._short_polygons} polygons under 3 points are left out '
+                f'of masks that have other polygons',
+                logger='current',
+                level=logging.WARNING,
+            )
+        if not lost:
+            return
+        message = (
+            f'{self.ann_file}: {len(lost)} of {self._num_annotations} annotations have no '
+            f'polygon of 3 or more points, so mmdet ignores each of those instances, box '
+            f'included: {_listing(lost)}'
+        )
+        if not self.test_mode and len(lost) > self.max_lost_mask_share * self._num_annotations:
+            raise DataFileError(
+                f'{message}; more than {self.max_lost_mask_share:.0%} of the training '
+                f"annotations would be lost (the dataset's max_lost_mask_share)"
+            )
+        print_log(f'{message}; ignored', logger='current', level=logging.WARNING)
 
     def _report_dropped(self) -> None:
         if self._dropped:
