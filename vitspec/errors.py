@@ -27,3 +27,7 @@ class WorkDirInUseError(RuntimeError):
 
 class MmcvOpsError(RuntimeError):
     """A run on a device for which mmcv's compiled ops have no kernels."""
+
+
+class ConfigKeyError(ValueError):
+    """A config key that the run would ignore (a typo of a field) or fail on only later."""

@@ -15,6 +15,7 @@ custom_hooks = [
     dict(type='EvalProgressBarHook'),
     dict(type='DatasetReportHook'),  # each split's files, samples, ground truth, leftovers
     dict(type='MmcvCudaOpsCheckHook'),  # a CUDA run with CPU-only mmcv ops stops at start
+    dict(type='ComputableMetricsHook'),  # a metric of value NaN stops, naming split and why
 ]
 env_cfg = dict(
     cudnn_benchmark=False,

@@ -17,6 +17,7 @@ custom_hooks = [
     dict(type='EvalProgressBarHook'),
     dict(type='TargetsCheckHook'),
     dict(type='DatasetReportHook'),  # each split's files, samples, ground truth, leftovers
+    dict(type='ComputableMetricsHook'),  # a metric of value NaN stops, naming split and why
 ]
 env_cfg = dict(
     cudnn_benchmark=True,

@@ -7,6 +7,7 @@ import pytest
 from mmengine.config import Config
 
 from tests.utils import ROOT
+from vitspec.engine.config_typos import check_config_keys
 
 CONFIGS = sorted(p.relative_to(ROOT) for p in (ROOT / 'configs').glob('[!_]*/*.py'))
 RUN_HOOKS = [
@@ -32,6 +33,7 @@ def test_config_declares_the_run_behaviour(path):
     assert cfg.optim_wrapper.type in WRAPPERS
     assert cfg.runner_type == 'StrictLoadRunner'  # load_from and resume refuse a misfit
     assert ('LinearProbeHook' in hooks) is frozen(cfg)
+    check_config_keys(cfg)  # no key of a shipped config looks like a typo
 
 
 def test_amp_recipes_use_the_guarded_amp_wrapper():

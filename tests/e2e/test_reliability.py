@@ -174,3 +174,27 @@ def test_checkpoint_of_another_model_is_refused_by_test(demo_ade, uninterrupted,
     assert proc.returncode != 0
     assert 'iter_12.pth does not fit the model of this config' in proc.stderr
     assert 'backbone.blocks.5' in proc.stderr
+
+
+def test_copied_work_dir_resumes_its_own_files(demo_ade, tmp_path):
+    """tools/train.py as a user runs it: a copied work dir resumes from its own checkpoint (its
+    last_checkpoint names the original's), the temporary file of a killed save is removed, and
+    checkpoints follow the umask."""
+    first = tmp_path / 'work_dirs' / 'fcn_demo'
+    two = ['train_cfg.max_iters=2', 'default_hooks.checkpoint.interval=2']
+    run_tool(['tools/train.py', CONFIG, '--work-dir', first, *options(demo_ade, *two)])
+    copy = tmp_path / 'copy'
+    shutil.copytree(first, copy)
+    stale = copy / '.iter_4.pth.0a1b2c3d.tmp'
+    stale.write_bytes(b'half a checkpoint')
+    four = ['train_cfg.max_iters=4', 'default_hooks.checkpoint.interval=2']
+    resumed = run_tool(
+        ['tools/train.py', CONFIG, '--work-dir', copy, '--resume', *options(demo_ade, *four)]
+    )
+    log = resumed.stdout + resumed.stderr
+    assert f'resuming from {copy}/iter_2.pth, the file of that name in this work dir' in log
+    assert 'removed 1 temporary file(s) of an interrupted save' in log and not stale.exists()
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (copy / 'iter_4.pth').stat().st_mode & 0o777 == 0o666 & ~umask
+    assert not (first / 'iter_4.pth').exists()

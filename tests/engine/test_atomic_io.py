@@ -9,6 +9,7 @@ from vitspec.fileio import (
     atomic_torch_save,
     atomic_write_bytes,
     install_safe_io,
+    remove_stale_temporaries,
 )
 
 
@@ -67,3 +68,26 @@ def test_install_replaces_cached_backends_and_restore_puts_mmengine_back(tmp_pat
     restore()
     assert type(get_file_backend(path, enable_singleton=True)) is before
     assert type(get_file_backend(path)) is before
+
+
+@pytest.mark.parametrize('umask, mode', [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600)])
+def test_written_files_follow_the_umask_as_torch_save_does(tmp_path, umask, mode):
+    previous = os.umask(umask)
+    try:
+        atomic_write_bytes(b'checkpoint', tmp_path / 'iter_4.pth')
+        atomic_torch_save({'w': torch.ones(1)}, tmp_path / 'converted.pth')
+        torch.save({'w': torch.ones(1)}, tmp_path / 'plain.pth')
+    finally:
+        os.umask(previous)
+    for name in ('iter_4.pth', 'converted.pth', 'plain.pth'):
+        assert (tmp_path / name).stat().st_mode & 0o777 == mode, name
+
+
+def test_stale_temporaries_are_removed_and_nothing_else(tmp_path):
+    stale = ['.iter_4.pth.0a1b2c3d.tmp', '.last_checkpoint.x_y7z9ab.tmp']  # ours, mkstemp's
+    kept = ['iter_4.pth', 'notes.tmp', '.hidden.tmp', '.iter_8.pth.toolongname.tmp']
+    for name in stale + kept:
+        (tmp_path / name).write_bytes(b'x')
+    assert remove_stale_temporaries(tmp_path) == sorted(stale)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(kept)
+    assert remove_stale_temporaries(tmp_path / 'missing') == []

@@ -86,3 +86,22 @@ def test_pretrained_init_and_resume_go_through_the_safe_loader(tmp_path):
     )
     resumed.train()
     assert resumed.iter == 4 and resumed.seen_loader is load_local_checkpoint
+
+
+def test_a_training_run_removes_the_temporary_files_of_a_killed_save(tmp_path):
+    tmp_path.mkdir(exist_ok=True)
+    stale = tmp_path / '.iter_2.pth.0a1b2c3d.tmp'  # what kill -9 during a save leaves
+    stale.write_bytes(b'half a checkpoint')
+    runner(tmp_path, max_iters=1).train()
+    assert not stale.exists()
+    assert (tmp_path / 'iter_1.pth').is_file()
+
+
+def test_a_test_run_leaves_the_folder_alone(tmp_path):
+    """tools/test.py may run beside the training that owns the work dir and is saving."""
+    writing = tmp_path / '.iter_2.pth.0a1b2c3d.tmp'
+    writing.write_bytes(b'being written')
+    run = runner(tmp_path, max_iters=1)
+    run.call_hook('before_run')
+    run.call_hook('after_run')
+    assert writing.exists()

@@ -1,5 +1,6 @@
 """Importing this package registers its modules."""
 
+from .computable_metrics import ComputableMetricsHook
 from .cpu_distributed import CPUDistributedDataParallel
 from .dataset_report import DatasetReportHook
 from .empty_dataset_check import EmptyDatasetCheckHook
@@ -17,6 +18,7 @@ from .unused_parameters import UnusedParameterCheckHook, UnusedParameterError
 
 __all__ = [
     'BackboneNotFrozenError',
+    'ComputableMetricsHook',
     'CPUDistributedDataParallel',
     'DatasetReportHook',
     'EmptyDatasetCheckHook',

@@ -17,6 +17,9 @@ from mmengine.runner import CheckpointLoader, Runner, load_state_dict
 from vitspec.checkpoints.mismatch import FEW, describe_mismatch, find_mismatch
 from vitspec.errors import CheckpointError
 
+from .config_typos import check_config_keys
+from .resume_checkpoint import checkpoint_to_resume
+
 MODULE_PREFIX = [(r'^module\.', '')]  # mmengine's default revise_keys: DDP's wrapper prefix
 MAY_MISS = ('num_batches_tracked',)  # as mmengine's loader: older BatchNorm checkpoints lack it
 
@@ -75,7 +78,22 @@ class StrictLoadRunner(Runner):
     The runtime configs name it in ``runner_type``, which mmseg's and mmdet's train scripts
     honour too. A deliberate partial ``load_from`` (a deeper model, another head) sets
     ``load_from_strict = False`` in the config: mmengine's lenient load, with a warning; a
-    resume stays strict."""
+    resume stays strict.
+
+    Also: a config key that is a typo stops the run before it is built (``check_config_keys``),
+    and resuming a work dir with nothing to resume stops naming what the folder holds, where a
+    copied work dir resumes from its own files (``checkpoint_to_resume``)."""
+
+    @classmethod
+    def from_cfg(cls, cfg):
+        check_config_keys(cfg)
+        return super().from_cfg(cfg)
+
+    def load_or_resume(self) -> None:
+        if self._resume and self._load_from is None and not self._has_loaded:
+            config_copy = osp.basename(self.cfg.filename or f'{self.timestamp}.py')
+            self._load_from = checkpoint_to_resume(self.work_dir, (self.timestamp, config_copy))
+        return super().load_or_resume()
 
     def load_checkpoint(self, filename, map_location='cpu', strict=True, revise_keys=MODULE_PREFIX):
         partial = not self._resume and self.cfg.get('load_from_strict', True) is False

@@ -49,6 +49,7 @@ class DepthErrorMetric(BaseMetric):
             raise ValueError(f'unknown depth evaluation crop {crop!r}; use one of {CROPS}')
         self.metrics, self.crop = metrics, crop
         self.min_depth, self.max_depth = min_depth, max_depth
+        self.not_computable = None  # why the last evaluation has no value, if it has none
 
     def process(self, data_batch, data_samples: Sequence[dict]) -> None:
         for sample in data_samples:
@@ -59,7 +60,15 @@ class DepthErrorMetric(BaseMetric):
                 self.results.append({k: errors[k] for k in self.metrics})
 
     def compute_metrics(self, results: list) -> dict:
+        """The mean of each metric over the images with valid pixels; NaN for all when there
+        is none, with the reason in ``not_computable`` (ComputableMetricsHook stops on it)."""
+        self.not_computable = None
         if not results:
-            MMLogger.get_current_instance().warning('depth metric: no image had valid pixels')
-            return {}
+            crop = f' inside the {self.crop!r} crop' if self.crop else ''
+            self.not_computable = (
+                f'no image has a ground-truth depth pixel in ({self.min_depth}, '
+                f'{self.max_depth}) m{crop}'
+            )
+            MMLogger.get_current_instance().warning(f'depth metric: {self.not_computable}')
+            return OrderedDict((k, float('nan')) for k in self.metrics)
         return OrderedDict((k, float(np.mean([r[k] for r in results]))) for k in self.metrics)

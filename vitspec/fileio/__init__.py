@@ -3,7 +3,12 @@
 Importing this package changes nothing in mmengine; ``install_safe_io()`` puts both in.
 """
 
-from .atomic_write import AtomicLocalBackend, atomic_torch_save, atomic_write_bytes
+from .atomic_write import (
+    AtomicLocalBackend,
+    atomic_torch_save,
+    atomic_write_bytes,
+    remove_stale_temporaries,
+)
 from .install import install_safe_io, safe_io_installed, using_safe_io
 from .safe_load import ALLOWED_GLOBALS, load_local_checkpoint, safe_torch_load
 
@@ -14,6 +19,7 @@ __all__ = [
     'atomic_write_bytes',
     'install_safe_io',
     'load_local_checkpoint',
+    'remove_stale_temporaries',
     'safe_io_installed',
     'safe_torch_load',
     'using_safe_io',

@@ -1,6 +1,10 @@
 """Atomic file writes: a crash mid-write never leaves a half file under the final name.
 
-The bytes go to a temporary file beside the target, which is then renamed over it.
+The bytes go to a temporary file beside the target, ``.<name>.<8 hex>.tmp``, which is then
+renamed over it. It is created with mode 0666 less the umask, as ``open`` and ``torch.save``
+create files (``tempfile.mkstemp`` would make every checkpoint 0600, unreadable to the group on
+shared storage). A process killed mid-write leaves the temporary file;
+``remove_stale_temporaries`` removes such files when the next run that owns the folder starts.
 ``AtomicLocalBackend`` is mmengine's local file backend (checkpoints, the ``last_checkpoint``
 pointer) writing this way; ``install_safe_io`` puts it into mmengine.
 """
@@ -8,17 +12,21 @@ pointer) writing this way; ``install_safe_io`` puts it into mmengine.
 import io
 import os
 import os.path as osp
-import tempfile
+import re
+import secrets
 
 import torch
 from mmengine.fileio import LocalBackend
+
+# Also matches the names tempfile.mkstemp gave them before (8 of [a-z0-9_]).
+TEMPORARY_NAME = re.compile(r'^\..+\.[a-z0-9_]{8}\.tmp$')
 
 
 def atomic_write_bytes(data: bytes, path) -> None:
     path = os.fspath(path)
     directory = osp.dirname(osp.abspath(path))
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f'.{osp.basename(path)}.', suffix='.tmp')
+    fd, tmp = _create_temporary(directory, osp.basename(path))
     try:
         with os.fdopen(fd, 'wb') as f:
             f.write(data)
@@ -29,6 +37,30 @@ def atomic_write_bytes(data: bytes, path) -> None:
         if osp.exists(tmp):
             os.remove(tmp)
         raise
+
+
+def _create_temporary(directory: str, name: str):
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, 'O_BINARY', 0)
+    while True:
+        tmp = osp.join(directory, f'.{name}.{secrets.token_hex(4)}.tmp')
+        try:
+            return os.open(tmp, flags, 0o666), tmp  # the kernel applies the umask
+        except FileExistsError:
+            continue
+
+
+def remove_stale_temporaries(directory) -> list:
+    """Remove the temporary files of interrupted atomic writes directly in ``directory`` (none
+    when it does not exist); returns their names. Call it only where no other process is
+    writing: a live writer's file would go too."""
+    if not osp.isdir(directory):
+        return []
+    removed = []
+    for entry in sorted(os.scandir(directory), key=lambda e: e.name):
+        if TEMPORARY_NAME.match(entry.name) and entry.is_file(follow_symlinks=False):
+            os.remove(entry.path)
+            removed.append(entry.name)
+    return removed
 
 
 def atomic_torch_save(obj, path) -> None:
