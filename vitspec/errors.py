@@ -31,3 +31,7 @@ class MmcvOpsError(RuntimeError):
 
 class ConfigKeyError(ValueError):
     """A config key that the run would ignore (a typo of a field) or fail on only later."""
+
+
+class MetricNotComputableError(ValueError):
+    """An evaluation whose metric has no value (nothing to score, e.g. all labels ignored)."""
