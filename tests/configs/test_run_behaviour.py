@@ -30,6 +30,7 @@ def test_config_declares_the_run_behaviour(path):
     assert 'vitspec' in cfg.custom_imports.imports
     hooks = [h['type'] for h in cfg.custom_hooks]
     assert hooks[: len(RUN_HOOKS)] == RUN_HOOKS
+    assert 'ComputableMetricsHook' in hooks  # a metric that cannot be computed stops the test
     assert cfg.optim_wrapper.type in WRAPPERS
     assert cfg.runner_type == 'StrictLoadRunner'  # load_from and resume refuse a misfit
     assert ('LinearProbeHook' in hooks) is frozen(cfg)
