@@ -76,17 +76,44 @@ def test_unknown_policy():
         )
 
 
-def test_amp_form_keeps_the_guard(tmp_path, monkeypatch):
-    """As on a GPU machine (mmengine's AmpOptimWrapper path; its CUDA grad scaler disables
-    itself on CPU): the loss check still stops the run."""
-    monkeypatch.setattr(
-        'mmengine.optim.optimizer.amp_optimizer_wrapper.is_cuda_available', lambda: True
+# a CUDA grad scaler built on a machine without CUDA disables itself, with this warning
+CUDA_SCALER_OFF = 'ignore:torch.cuda.amp.GradScaler is enabled, but CUDA is not available'
+
+
+@pytest.mark.filterwarnings(CUDA_SCALER_OFF)
+def test_amp_device_is_a_parameter_by_default_where_the_runner_puts_the_model(monkeypatch):
+    """One code path for CUDA and CPU: the device names the grad scaler's device and
+    torch.autocast's; mmengine's get_device() (cuda on a GPU machine) when none is given."""
+    params = [torch.nn.Parameter(torch.ones(1))]
+    for device, kind in (('cuda', 'cuda'), ('cuda:1', 'cuda'), ('cpu', 'cpu')):
+        wrapper = FiniteLossAmpOptimWrapper(optimizer=torch.optim.SGD(params), device=device)
+        assert wrapper.device == kind and wrapper.loss_scaler._device == kind
+    monkeypatch.setattr('vitspec.engine.finite_loss_amp.get_device', lambda: 'cuda')
+    assert FiniteLossAmpOptimWrapper(optimizer=torch.optim.SGD(params)).device == 'cuda'
+    sharded = FiniteLossAmpOptimWrapper(
+        optimizer=torch.optim.SGD(params), use_fsdp=True, device='cpu'
+    ).loss_scaler
+    assert type(sharded).__name__ == 'ShardedGradScaler' and sharded._device == 'cpu'
+
+
+@pytest.mark.filterwarnings(CUDA_SCALER_OFF)
+def test_amp_on_cuda_autocasts_on_cuda(monkeypatch):
+    """What a GPU run enters, seen here through a stand-in for torch.autocast."""
+    entered, autocast = [], torch.autocast
+
+    def recording(device_type, dtype):
+        entered.append((device_type, dtype))
+        return autocast('cpu', dtype)
+
+    monkeypatch.setattr(torch, 'autocast', recording)
+    wrapper = FiniteLossAmpOptimWrapper(
+        optimizer=torch.optim.SGD([torch.nn.Parameter(torch.ones(1))]),
+        dtype='bfloat16',
+        device='cuda',
     )
-    monkeypatch.setattr('vitspec.engine.finite_loss_amp.is_cuda_available', lambda: True)
-    runner = run(tmp_path, kind='FiniteLossAmpOptimWrapper', optimizer=dict(type='SGD', lr=0.01))
-    with pytest.raises(FloatingPointError, match='non-finite loss .* at iteration 3'):
-        runner.train()
-    assert torch.isfinite(runner.model.w).all()
+    with wrapper.optim_context(torch.nn.Linear(1, 1)):
+        pass
+    assert entered == [('cuda', torch.bfloat16)]
 
 
 DEVICES = ['cpu'] + (['cuda'] if torch.cuda.is_available() else [])
@@ -98,7 +125,7 @@ def test_amp_overflowing_gradients_are_skipped_not_failed(device):
     scale, as with mmengine's AmpOptimWrapper; only a non-finite loss is a failure."""
     w = torch.nn.Parameter(torch.ones(2, device=device))
     wrapper = FiniteLossAmpOptimWrapper(
-        optimizer=torch.optim.SGD([w], lr=0.1), loss_scale=dict(init_scale=2.0**16)
+        optimizer=torch.optim.SGD([w], lr=0.1), loss_scale=dict(init_scale=2.0**16), device=device
     )
     loss = (w * 1e36).sum()  # finite in float32; times the scale it is inf
     scale = wrapper.loss_scaler.get_scale()
@@ -123,7 +150,8 @@ def test_amp_switch_keeps_the_guard_and_refuses_unknown_wrappers():
 @pytest.mark.parametrize('dtype, scaled', [(None, True), ('float16', True), ('bfloat16', False)])
 def test_amp_wrapper_runs_on_cpu_in_the_autocast_dtype(tmp_path, dtype, scaled):
     """mmengine's AmpOptimWrapper refuses a machine without an accelerator; ours autocasts on
-    the CPU (float16 by default, as on CUDA) and trains, the guard kept."""
+    the CPU (float16 by default, as on CUDA) and trains, the guard kept: the lines a GPU run
+    runs, with device 'cpu'."""
     loss_scale = 'dynamic' if scaled else dict(enabled=False)
     wrapper = FiniteLossAmpOptimWrapper(
         optimizer=torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=0.1),
@@ -131,8 +159,7 @@ def test_amp_wrapper_runs_on_cpu_in_the_autocast_dtype(tmp_path, dtype, scaled):
         dtype=dtype,
     )
     assert wrapper.loss_scaler.is_enabled() is scaled
-    # on a GPU machine the wrapper is mmengine's, autocasting on CUDA
-    device = 'cpu' if wrapper.on_cpu else 'cuda'
+    device = wrapper.device  # cuda on a GPU machine
     linear = torch.nn.Linear(3, 3, device=device)
     with wrapper.optim_context(linear):
         out = linear(torch.ones(1, 3, device=device))

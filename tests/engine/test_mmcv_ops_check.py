@@ -1,4 +1,6 @@
-"""MmcvCudaOpsCheckHook: a CUDA run with CPU-only mmcv ops stops before its first iteration."""
+"""MmcvCudaOpsCheckHook: a run whose device mmcv's compiled ops have no kernels for (CUDA with
+CPU-only ops, any device with mmcv-lite) stops before its first iteration; a CPU run goes on, the
+real probe of the real library included."""
 
 from pathlib import Path
 from types import SimpleNamespace
@@ -39,28 +41,38 @@ class Ones(Dataset):
 
 
 def stand_in(monkeypatch, on_cuda, ops_have_cuda):
-    monkeypatch.setattr(mmcv_ops_check, 'run_on_cuda', lambda runner: on_cuda)
-    monkeypatch.setattr(mmcv_ops_check, 'mmcv_ops_have_cuda', lambda: ops_have_cuda)
+    devices = {'cuda', 'cpu'} if on_cuda else {'cpu'}
+    monkeypatch.setattr(mmcv_ops_check, 'model_device_types', lambda model: devices)
+    monkeypatch.setattr(
+        mmcv_ops_check, 'mmcv_ops_have_kernels', lambda device: device == 'cpu' or ops_have_cuda
+    )
 
 
 @pytest.mark.parametrize('on_cuda, ops_have_cuda', [(False, False), (True, True), (False, True)])
 def test_runs_that_can_use_their_ops_go_on(monkeypatch, on_cuda, ops_have_cuda):
     stand_in(monkeypatch, on_cuda, ops_have_cuda)
-    MmcvCudaOpsCheckHook().before_run(SimpleNamespace())
+    MmcvCudaOpsCheckHook().before_run(SimpleNamespace(model=None))
 
 
 def test_cuda_run_with_cpu_only_ops_stops_with_the_fix(monkeypatch):
     stand_in(monkeypatch, on_cuda=True, ops_have_cuda=False)
     with pytest.raises(MmcvOpsError, match=r'CPU-only.*tools/install.sh with VITSPEC_CUDA=1'):
-        MmcvCudaOpsCheckHook().before_run(SimpleNamespace())
+        MmcvCudaOpsCheckHook().before_run(SimpleNamespace(model=None))
 
 
-def test_runner_stops_before_the_first_iteration(monkeypatch, tmp_path):
-    stand_in(monkeypatch, on_cuda=True, ops_have_cuda=False)
-    model = Counting()
-    runner = Runner(
+def test_without_compiled_ops_every_device_stops(monkeypatch):
+    monkeypatch.setattr(mmcv_ops_check, 'compiled_ops_library', lambda: None)
+    assert not mmcv_ops_check.mmcv_ops_have_kernels('cpu')
+    assert not mmcv_ops_check.mmcv_ops_have_kernels('cuda')
+    runner = SimpleNamespace(model=torch.nn.Linear(2, 2))
+    with pytest.raises(MmcvOpsError, match=r'on cpu, but mmcv has no compiled ops: .*install.sh'):
+        MmcvCudaOpsCheckHook().before_run(runner)
+
+
+def runner_with_hook(model, work_dir):
+    return Runner(
         model=model,
-        work_dir=str(tmp_path),
+        work_dir=str(work_dir),
         train_dataloader=dict(
             dataset=Ones(),
             batch_size=1,
@@ -71,15 +83,37 @@ def test_runner_stops_before_the_first_iteration(monkeypatch, tmp_path):
         train_cfg=dict(by_epoch=False, max_iters=2),
         custom_hooks=[dict(type='MmcvCudaOpsCheckHook')],
     )
+
+
+def test_a_cpu_run_checks_its_device_and_trains(monkeypatch, tmp_path):
+    """The real probe of the installed library, for the device the model is on (cpu here, cuda
+    on a GPU), then training."""
+    probed, probe = [], mmcv_ops_check.mmcv_ops_have_kernels
+
+    def spy(device):
+        probed.append((device, probe(device)))
+        return probed[-1][1]
+
+    monkeypatch.setattr(mmcv_ops_check, 'mmcv_ops_have_kernels', spy)
+    model = Counting()
+    runner_with_hook(model, tmp_path).train()
+    assert probed == [('cpu', True)] and model.calls == 2
+
+
+def test_runner_stops_before_the_first_iteration(monkeypatch, tmp_path):
+    stand_in(monkeypatch, on_cuda=True, ops_have_cuda=False)
+    model = Counting()
     with pytest.raises(MmcvOpsError):
-        runner.train()
+        runner_with_hook(model, tmp_path).train()
     assert model.calls == 0
 
 
-def test_cuda_probe_reads_where_the_model_is():
-    runner = SimpleNamespace(model=torch.nn.Linear(2, 2))
-    assert mmcv_ops_check.run_on_cuda(runner) is False
-    assert mmcv_ops_check.run_on_cuda(SimpleNamespace(model=torch.nn.Module())) is False
+def test_device_probe_reads_where_the_model_is():
+    assert mmcv_ops_check.model_device_types(torch.nn.Linear(2, 2)) == {'cpu'}
+    assert mmcv_ops_check.model_device_types(torch.nn.Module()) == set()
+    meta = torch.nn.Linear(2, 2, device='meta')
+    meta.register_buffer('cpu_buffer', torch.zeros(1))
+    assert mmcv_ops_check.model_device_types(meta) == {'cpu', 'meta'}
 
 
 def test_ops_probe_reads_the_library_not_mmcvs_version_call(monkeypatch):
@@ -91,7 +125,8 @@ def test_ops_probe_reads_the_library_not_mmcvs_version_call(monkeypatch):
 
     monkeypatch.setattr(mmcv.ops, 'get_compiling_cuda_version', crash)
     ext = next((Path(mmcv.__file__).parent).glob('_ext*.so'))
-    assert mmcv_ops_check.mmcv_ops_have_cuda() is False
+    assert mmcv_ops_check.mmcv_ops_have_kernels('cuda') is False
+    assert mmcv_ops_check.mmcv_ops_have_kernels('cpu') is True
     assert mmcv_ops_check.library_has_cuda_kernels(ext) is False
 
 

@@ -1,15 +1,17 @@
-"""tools/gpu_check.sh and vitspec.apis.gpu_check: the no-GPU answer, and the loss comparison,
-timing summary and report on made-up numbers (the GPU runs themselves need a GPU)."""
+"""tools/gpu_check.sh and vitspec.apis.gpu_check: the no-GPU answer, the loss comparison,
+timing summary and report on made-up numbers, and its runs with --device cpu: the whole check
+with stand-in runs, and the multi-process branch for real on 2 CPU processes (gloo). The op
+comparison has its own tests (test_mmcv_ops_comparison.py)."""
 
 import json
 import math
-import sys
 
 import pytest
 
-from tests.utils import ROOT, run_tool
+from tests.utils import ROOT, make_demo_data, run_tool
 from tools.train import parse_args
 from vitspec.apis import gpu_check as gc
+from vitspec.apis import mmcv_ops_comparison as oc
 from vitspec.apis.runner import config_from_args, enable_amp
 
 
@@ -106,7 +108,7 @@ def test_report_lists_every_run_with_its_verdict():
     'precision, dtype', [('fp32', None), ('fp16', 'float16'), ('bf16', 'bfloat16')]
 )
 def test_one_gpu_command_is_a_short_train_run_in_that_precision(tmp_path, precision, dtype):
-    cmd = gc.train_command(gc.CONFIGS['depth'], precision, 1, tmp_path, iters=7)
+    cmd = gc.train_command('depth', precision, 1, tmp_path, iters=7)
     assert cmd[1] == str(ROOT / 'tools' / 'train.py')
     args = parse_args(cmd[2:])
     cfg = config_from_args(args)
@@ -118,7 +120,7 @@ def test_one_gpu_command_is_a_short_train_run_in_that_precision(tmp_path, precis
 
 
 def test_several_gpus_run_through_torchrun(tmp_path):
-    cmd = gc.train_command(gc.CONFIGS['segmentation'], 'bf16', 4, tmp_path, iters=5)
+    cmd = gc.train_command('segmentation', 'bf16', 4, tmp_path, iters=5)
     assert cmd[:4] == [
         'bash',
         str(ROOT / 'tools' / 'dist_train.sh'),
@@ -128,25 +130,92 @@ def test_several_gpus_run_through_torchrun(tmp_path):
     assert cmd[4:8] == ['--work-dir', str(tmp_path), '--amp', 'bf16']
 
 
-def test_ops_comparison_runs_on_cpu():
-    """The comparison itself (what the GPU run does, with CPU on both sides here)."""
-    checks = gc.ops_against_cpu(device='cpu')
-    assert [c.name for c in checks] == ['nms', 'roi_align'] and all(c.ok for c in checks)
-    assert 'boxes kept' in checks[0].detail
+def test_a_data_root_reaches_every_dataloader(tmp_path):
+    cmd = gc.train_command('detection', 'fp32', 2, tmp_path / 'work', iters=3, data_root=tmp_path)
+    cfg = config_from_args(parse_args([cmd[2], *cmd[4:]]))
+    for split in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
+        assert cfg[split].dataset.data_root == str(tmp_path / 'coco')
+    default = gc.train_command('detection', 'fp32', 1, tmp_path, iters=3)
+    assert not any('.dataset.data_root=' in arg for arg in default)
 
 
-def test_a_crash_in_the_op_check_is_a_failed_line_not_the_end(tmp_path):
-    crash = [sys.executable, '-c', 'import os, signal; os.kill(os.getpid(), signal.SIGSEGV)']
-    checks = gc.ops_check_isolated(crash)
-    assert len(checks) == 1 and not checks[0].ok
-    assert 'signal SIGSEGV' in checks[0].detail
+def test_one_process_then_every_gpu_or_two_cpu_processes(monkeypatch):
+    monkeypatch.setattr(gc.torch.cuda, 'device_count', lambda: 4)
+    assert gc.process_counts('cuda') == [1, 4]
+    assert gc.process_counts('cpu') == [1, 2]
+    assert gc.process_counts('cuda', processes=1) == [1]
+    monkeypatch.setattr(gc.torch.cuda, 'device_count', lambda: 1)
+    assert gc.process_counts('cuda') == [1]
+    assert gc.process_counts('cpu', processes=3) == [1, 3]
 
 
-def test_the_op_check_child_reports_as_json(monkeypatch, capsys, tmp_path):
-    compare = gc.ops_against_cpu
-    monkeypatch.setattr(gc, 'ops_against_cpu', lambda: compare(device='cpu'))
-    assert gc.main(['--ops-json']) == 0
-    (tmp_path / 'out.txt').write_text(capsys.readouterr().out)
-    child = [sys.executable, '-c', f'print(open({str(tmp_path / "out.txt")!r}).read())']
-    checks = gc.ops_check_isolated(child)
-    assert [c.name for c in checks] == ['nms', 'roi_align'] and all(c.ok for c in checks)
+def test_ops_without_kernels_for_the_device_are_a_failed_check(monkeypatch):
+    monkeypatch.setattr(gc, 'mmcv_ops_have_kernels', lambda device: device != 'cuda')
+    monkeypatch.setattr(gc, 'ops_check_isolated', lambda device: [gc.OpCheck('nms', True, '')])
+    (check,) = gc.ops_checks('cuda')
+    assert not check.ok and "mmcv's ops are CPU-only" in check.detail
+    assert gc.ops_checks('cpu') == [gc.OpCheck('nms', True, '')]
+
+
+def stand_in_runs(monkeypatch, bf16_loss):
+    """Runs that return made-up losses at once, recording how they were asked for."""
+    runs = []
+
+    def run_training(task, precision, processes, work_dir, iters, device, data_root):
+        runs.append((task, processes, precision, work_dir.name, iters, device, data_root))
+        loss = bf16_loss if precision == 'bf16' else 1.0
+        return gc.RunResult({1: 2.0, 2: loss}, iters_per_s=3.0, peak_memory_mb=float('nan'))
+
+    monkeypatch.setattr(gc, 'run_training', run_training)
+    return runs
+
+
+def test_the_whole_check_runs_on_cpu(monkeypatch, tmp_path, capsys):
+    """main with --device cpu: the real op comparison (in this process) and real CPU probe of
+    mmcv's kernels, demo data for the tasks asked, and every run of the grid, 1 and 2 processes;
+    the training runs themselves are stand-ins here (the next test runs them)."""
+    monkeypatch.setattr(gc, 'ops_check_isolated', oc.ops_against_cpu)
+    written = []
+    monkeypatch.setattr(gc, 'write_demo_data', written.append)
+    runs = stand_in_runs(monkeypatch, bf16_loss=1.01)
+    argv = ['--device', 'cpu', '--tasks', 'depth', '--precisions', 'fp32', 'bf16', '--iters', '2']
+    argv += ['--work-dir', str(tmp_path), '--data-root', str(tmp_path / 'demo')]
+    assert gc.main(argv) == 0
+    out = capsys.readouterr().out
+    assert 'mmcv nms: ok' in out and 'mmcv roi_align: ok' in out
+    assert written == [['--out', str(tmp_path / 'demo'), '--datasets', 'nyu']]
+    assert [run[:4] for run in runs] == [
+        ('depth', 1, 'fp32', 'depth-1cpu-fp32'),
+        ('depth', 1, 'bf16', 'depth-1cpu-bf16'),
+        ('depth', 2, 'fp32', 'depth-2cpu-fp32'),
+        ('depth', 2, 'bf16', 'depth-2cpu-bf16'),
+    ]
+    assert {run[4:] for run in runs} == {(2, 'cpu', tmp_path / 'demo')}
+    assert '| task | CPU processes | precision |' in out
+    assert '| depth | 2 | bf16 | 3.00 | nan | agree (worst 1.0% over 2 it' in out
+
+
+def test_losses_that_differ_fail_the_check(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(gc, 'ops_check_isolated', oc.ops_against_cpu)
+    monkeypatch.setattr(gc, 'write_demo_data', lambda argv: None)
+    stand_in_runs(monkeypatch, bf16_loss=1.5)
+    argv = ['--device', 'cpu', '--tasks', 'depth', '--precisions', 'fp32', 'bf16']
+    assert gc.main([*argv, '--processes', '1', '--work-dir', str(tmp_path)]) == 1
+    assert '| depth | 1 | bf16 | 3.00 | nan | DIFFER' in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_the_multi_process_runs_train_on_two_cpu_processes(tmp_path):
+    """gpu_check's multi-GPU branch as it runs on GPUs (torchrun), here with 2 ranks on the CPU
+    (gloo): the demo segmentation, 2 iterations (about 45 s on 2 busy cores)."""
+    make_demo_data(tmp_path / 'demo', 'ade20k', 8, 2)
+    rows, failed = gc.train_runs(
+        'cpu', [2], ['segmentation'], ['fp32'], tmp_path, iters=2, data_root=tmp_path / 'demo'
+    )
+    assert not failed, rows
+    ((task, processes, precision, result, _),) = rows
+    assert (task, processes, precision) == ('segmentation', 2, 'fp32')
+    assert sorted(result.losses) == [1, 2] and result.iters_per_s > 0
+    log = (tmp_path / 'segmentation-2cpu-fp32' / 'output.log').read_text()
+    assert 'distributed on CPU with gloo' in log
+    assert 'GPU number: 2' in log  # mmengine's name for the world size

@@ -4,13 +4,13 @@ It compares mmcv's CUDA ops (NMS, RoIAlign forward and backward) with their CPU 
 trains a few iterations of the demo segmentation, depth and COCO configs on one GPU in fp32,
 fp16 and bf16 (and on all visible GPUs with torchrun when there are several), and prints per
 run: iterations/s, peak GPU memory, and whether the losses agree with the fp32 run of the same
-config and GPU count. Without a GPU it says so and exits 0.
+config and GPU count. Without a GPU it says so and exits 0. `--device cpu` runs the same checks
+on CPU processes (gloo): how the tests run its code without a GPU.
 """
 
 import argparse
 import json
 import os
-import signal
 import socket
 import statistics
 import subprocess
@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 import torch
-from mmcv.ops import nms, roi_align
 
+from vitspec.apis.mmcv_ops_comparison import OpCheck, ops_check_isolated
+from vitspec.demo.catalog import DATA_ROOTS
 from vitspec.demo.cli import main as write_demo_data
-from vitspec.engine.mmcv_ops_check import FIX, mmcv_ops_have_cuda
+from vitspec.engine.mmcv_ops_check import missing_kernels_message, mmcv_ops_have_kernels
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = {
@@ -30,7 +31,9 @@ CONFIGS = {
     'depth': 'configs/demo/lin4_specvit-tiny-p8_2xb2-100it_demo-nyu-112x144.py',
     'detection': 'configs/demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-800it_demo-coco-160x160.py',
 }
-DEMO_DATASETS = ('ade20k', 'nyu', 'coco')
+DEMO_DATASETS = {'segmentation': 'ade20k', 'depth': 'nyu', 'detection': 'coco'}
+DEVICES = ('cuda', 'cpu')
+CPU_PROCESSES = 2  # --device cpu: the multi-process runs' count, gloo
 PRECISIONS = ('fp32', 'fp16', 'bf16')
 # Loss of a mixed-precision run against fp32 at each logged iteration: |a - b| <= rtol * |b| +
 # LOSS_ATOL. float16 rounds to 11 significant bits, bfloat16 to 8, and the runs drift apart a
@@ -38,12 +41,6 @@ PRECISIONS = ('fp32', 'fp16', 'bf16')
 LOSS_RTOL = {'fp16': 0.02, 'bf16': 0.05}
 LOSS_ATOL = 1e-3
 WARMUP_ITERS = 3  # left out of iterations/s: CUDA context, cuDNN autotuning, allocator growth
-
-
-class OpCheck(NamedTuple):
-    name: str
-    ok: bool
-    detail: str
 
 
 class RunResult(NamedTuple):
@@ -56,53 +53,6 @@ class Agreement(NamedTuple):
     ok: bool
     worst_relative: float  # the largest |a - b| / |b| over the compared iterations
     iterations: int
-
-
-def ops_against_cpu(device='cuda', seed=0) -> list:
-    """mmcv's NMS and RoIAlign on `device` against the same ops on CPU."""
-    gen = torch.Generator().manual_seed(seed)
-    xy = torch.rand(300, 2, generator=gen) * 100
-    boxes = torch.cat([xy, xy + 5 + torch.rand(300, 2, generator=gen) * 30], dim=1)
-    scores = torch.rand(300, generator=gen)
-    _, keep_cpu = nms(boxes, scores, iou_threshold=0.5)
-    _, keep_dev = nms(boxes.to(device), scores.to(device), iou_threshold=0.5)
-    same_keep = torch.equal(keep_cpu.sort().values, keep_dev.cpu().sort().values)
-    checks = [OpCheck('nms', same_keep, f'{len(keep_dev)} of 300 boxes kept')]
-
-    features = torch.randn(2, 8, 32, 32, generator=gen)
-    batch = torch.randint(0, 2, (40, 1), generator=gen).float()
-    rois = torch.cat([batch, boxes[:40] * 1.5], dim=1)  # image pixels; features: stride 8
-    outputs, grads = [], []
-    for dev in ('cpu', device):
-        x = features.to(dev).requires_grad_()
-        out = roi_align(x, rois.to(dev), (7, 7), spatial_scale=1 / 8, sampling_ratio=2)
-        out.pow(2).sum().backward()
-        outputs.append(out.detach().cpu())
-        grads.append(x.grad.cpu())
-    forward = (outputs[0] - outputs[1]).abs().max().item()
-    backward = (grads[0] - grads[1]).abs().max().item()
-    checks.append(
-        OpCheck(
-            'roi_align',
-            forward <= 1e-4 and backward <= 1e-3,
-            f'max difference forward {forward:.1e}, backward {backward:.1e}',
-        )
-    )
-    return checks
-
-
-def ops_check_isolated(command=None) -> list:
-    """`ops_against_cpu` in a child process, so that a crash inside mmcv's compiled ops (seen:
-    SIGSEGV in mmcv 2.1.0 built with CUDA 13.0) is one failed line of the report, not the end
-    of the check. ``command``: the child's command line (default: this module's --ops-json)."""
-    command = command or [sys.executable, '-m', 'vitspec.apis.gpu_check', '--ops-json']
-    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
-    if proc.returncode != 0:
-        code = proc.returncode
-        ended = f'signal {signal.Signals(-code).name}' if code < 0 else f'exit {code}'
-        last = ' '.join((proc.stderr.strip() or proc.stdout.strip()).splitlines()[-1:])
-        return [OpCheck('ops', False, f'the check process ended with {ended}: {last[:200]}')]
-    return [OpCheck(*check) for check in json.loads(proc.stdout.strip().splitlines()[-1])]
 
 
 def summarize_scalars(records, warmup=WARMUP_ITERS) -> RunResult:
@@ -143,14 +93,14 @@ def losses_agree(reference: dict, other: dict, rtol: float, atol: float = LOSS_A
     return Agreement(ok, worst, len(steps))
 
 
-def format_report(rows) -> str:
-    """A table of runs; each row: task, gpus, precision, RunResult or an error text, and
-    the Agreement with fp32 (None for fp32 itself)."""
-    header = '| task | GPUs | precision | it/s | peak memory MB | losses vs fp32 |'
+def format_report(rows, processes_header='GPUs') -> str:
+    """A table of runs; each row: task, process count, precision, RunResult or an error text,
+    and the Agreement with fp32 (None for fp32 itself)."""
+    header = f'| task | {processes_header} | precision | it/s | peak memory MB | losses vs fp32 |'
     lines = [header, '|---|---|---|---|---|---|']
-    for task, gpus, precision, result, agreement in rows:
+    for task, processes, precision, result, agreement in rows:
         if isinstance(result, str):
-            lines.append(f'| {task} | {gpus} | {precision} | failed: {result} | | |')
+            lines.append(f'| {task} | {processes} | {precision} | failed: {result} | | |')
             continue
         if precision == 'fp32':
             verdict = 'reference'
@@ -164,13 +114,15 @@ def format_report(rows) -> str:
                 f'tolerance {rtol:.0%} + {LOSS_ATOL:g})'
             )
         lines.append(
-            f'| {task} | {gpus} | {precision} | {result.iters_per_s:.2f} | '
+            f'| {task} | {processes} | {precision} | {result.iters_per_s:.2f} | '
             f'{result.peak_memory_mb:.0f} | {verdict} |'
         )
     return '\n'.join(lines)
 
 
-def train_command(config, precision, gpus, work_dir, iters) -> list:
+def train_command(task, precision, processes, work_dir, iters, data_root=None) -> list:
+    """tools/train.py for one process, tools/dist_train.sh (torchrun) for several;
+    ``data_root``: the demo data folder (default: the configs' own, data/demo)."""
     options = [
         f'train_cfg.max_iters={iters}',
         f'train_cfg.val_interval={iters + 1}',  # no evaluation: training steps only
@@ -179,11 +131,15 @@ def train_command(config, precision, gpus, work_dir, iters) -> list:
         'default_hooks.checkpoint.save_last=False',
         'randomness.seed=0',
     ]
+    if data_root is not None:
+        root = Path(data_root) / DATA_ROOTS[DEMO_DATASETS[task]]
+        splits = ('train_dataloader', 'val_dataloader', 'test_dataloader')
+        options += [f'{split}.dataset.data_root={root}' for split in splits]
     amp = [] if precision == 'fp32' else ['--amp', precision]
-    args = [config, '--work-dir', str(work_dir), *amp, '--cfg-options', *options]
-    if gpus == 1:
+    args = [CONFIGS[task], '--work-dir', str(work_dir), *amp, '--cfg-options', *options]
+    if processes == 1:
         return [sys.executable, str(ROOT / 'tools' / 'train.py'), *args]
-    return ['bash', str(ROOT / 'tools' / 'dist_train.sh'), args[0], str(gpus), *args[1:]]
+    return ['bash', str(ROOT / 'tools' / 'dist_train.sh'), args[0], str(processes), *args[1:]]
 
 
 def free_port() -> int:
@@ -192,11 +148,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def run_training(task, precision, gpus, work_dir, iters):
-    """A RunResult, or the end of the run's output when it failed."""
-    cmd = train_command(CONFIGS[task], precision, gpus, work_dir, iters)
+def run_training(task, precision, processes, work_dir, iters, device='cuda', data_root=None):
+    """A RunResult, or the end of the run's output when it failed. On device 'cpu' the run sees
+    no GPU, so that tools/train.py and torchrun's ranks (gloo) run on the CPU."""
+    cmd = train_command(task, precision, processes, work_dir, iters, data_root)
     env = dict(os.environ, PORT=str(free_port()), PYTHON=sys.executable)
+    if device == 'cpu':
+        env['CUDA_VISIBLE_DEVICES'] = ''
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    Path(work_dir).mkdir(parents=True, exist_ok=True)
     (Path(work_dir) / 'output.log').write_text(proc.stdout + proc.stderr)
     if proc.returncode != 0:
         last = (proc.stderr.strip() or proc.stdout.strip()).splitlines()[-1:]
@@ -204,48 +164,25 @@ def run_training(task, precision, gpus, work_dir, iters):
     return read_run(work_dir)
 
 
-def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('--iters', type=int, default=20, help='training iterations per run')
-    parser.add_argument('--tasks', nargs='+', choices=sorted(CONFIGS), default=list(CONFIGS))
-    parser.add_argument('--precisions', nargs='+', choices=PRECISIONS, default=list(PRECISIONS))
-    parser.add_argument('--work-dir', type=Path, default=ROOT / 'work_dirs' / 'gpu_check')
-    # the child of ops_check_isolated: the op comparison alone, as JSON on the last line
-    parser.add_argument('--ops-json', action='store_true', help=argparse.SUPPRESS)
-    return parser.parse_args(argv)
+def process_counts(device, processes=None) -> list:
+    """One process, then the multi-process count when it is several: ``processes``, by default
+    every visible GPU on CUDA and CPU_PROCESSES on the CPU."""
+    if processes is None:
+        processes = torch.cuda.device_count() if device == 'cuda' else CPU_PROCESSES
+    return [1] + ([processes] if processes > 1 else [])
 
 
-def main(argv=None) -> int:
-    args = parse_args(argv)
-    if args.ops_json:
-        print(json.dumps([list(check) for check in ops_against_cpu()]))
-        return 0
-    if not torch.cuda.is_available():
-        print(
-            f'gpu_check: no GPU visible (torch {torch.__version__}, CUDA build '
-            f'{torch.version.cuda}): nothing to check here. Run it on a GPU machine.'
-        )
-        return 0
-    names = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
-    print(f'gpu_check: {len(names)} GPU(s): {", ".join(names)}')
-    failed = False
-    if mmcv_ops_have_cuda():
-        checks = ops_check_isolated()
-    else:
-        checks = [OpCheck('mmcv ops', False, f'compiled without CUDA: {FIX}')]
-    for check in checks:
-        failed |= not check.ok
-        print(f'mmcv {check.name}: {"ok" if check.ok else "FAILED"} ({check.detail})')
-
-    write_demo_data(['--datasets', *DEMO_DATASETS], default_out=ROOT / 'data' / 'demo')
-    rows = []
-    gpu_counts = [1] + ([len(names)] if len(names) > 1 else [])
-    for task in args.tasks:
-        for gpus in gpu_counts:
+def train_runs(device, counts, tasks, precisions, work_dir, iters, data_root=None):
+    """Every (task, process count, precision) run, each compared with the fp32 run of its task
+    and count: the report's rows, printed as they finish, and whether any failed or differed."""
+    rows, failed = [], False
+    unit = 'gpu' if device == 'cuda' else 'cpu'
+    for task in tasks:
+        for processes in counts:
             reference = None
-            for precision in args.precisions:
-                work_dir = args.work_dir / f'{task}-{gpus}gpu-{precision}'
-                result = run_training(task, precision, gpus, work_dir, args.iters)
+            for precision in precisions:
+                work = Path(work_dir) / f'{task}-{processes}{unit}-{precision}'
+                result = run_training(task, precision, processes, work, iters, device, data_root)
                 agreement = None
                 if isinstance(result, str):
                     failed = True
@@ -254,10 +191,73 @@ def main(argv=None) -> int:
                 elif reference is not None:
                     agreement = losses_agree(reference.losses, result.losses, LOSS_RTOL[precision])
                     failed |= not agreement.ok
-                rows.append((task, gpus, precision, result, agreement))
+                rows.append((task, processes, precision, result, agreement))
                 print(format_report(rows[-1:]).splitlines()[-1], flush=True)
-    print(format_report(rows))
-    return 1 if failed else 0
+    return rows, failed
+
+
+def ops_checks(device) -> list:
+    """mmcv's ops on `device` against CPU, in a child process; a failed check when the compiled
+    ops have no kernels for `device`."""
+    if not mmcv_ops_have_kernels(device):
+        return [OpCheck('ops', False, missing_kernels_message(device))]
+    return ops_check_isolated(device)
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--iters', type=int, default=20, help='training iterations per run')
+    parser.add_argument('--tasks', nargs='+', choices=sorted(CONFIGS), default=list(CONFIGS))
+    parser.add_argument('--precisions', nargs='+', choices=PRECISIONS, default=list(PRECISIONS))
+    parser.add_argument('--work-dir', type=Path, default=ROOT / 'work_dirs' / 'gpu_check')
+    parser.add_argument(
+        '--data-root',
+        type=Path,
+        default=ROOT / 'data' / 'demo',
+        help='where the demo data is written and read (default: data/demo)',
+    )
+    parser.add_argument(
+        '--device',
+        choices=DEVICES,
+        default='cuda',
+        help='cpu: the same checks on CPU processes (gloo), to try this tool without a GPU',
+    )
+    parser.add_argument(
+        '--processes',
+        type=int,
+        default=None,
+        help=f'processes of the multi-process runs (default: every visible GPU; '
+        f'{CPU_PROCESSES} with --device cpu)',
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if args.device == 'cuda' and not torch.cuda.is_available():
+        print(
+            f'gpu_check: no GPU visible (torch {torch.__version__}, CUDA build '
+            f'{torch.version.cuda}): nothing to check here. Run it on a GPU machine.'
+        )
+        return 0
+    if args.device == 'cuda':
+        names = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+        print(f'gpu_check: {len(names)} GPU(s): {", ".join(names)}')
+    else:
+        print('gpu_check: on the CPU (--device cpu), multi-process runs with gloo')
+    failed = False
+    for check in ops_checks(args.device):
+        failed |= not check.ok
+        print(f'mmcv {check.name}: {"ok" if check.ok else "FAILED"} ({check.detail})')
+
+    datasets = [DEMO_DATASETS[task] for task in args.tasks]
+    write_demo_data(['--out', str(args.data_root), '--datasets', *datasets])
+    counts = process_counts(args.device, args.processes)
+    rows, runs_failed = train_runs(
+        args.device, counts, args.tasks, args.precisions, args.work_dir, args.iters, args.data_root
+    )
+    print(format_report(rows, 'GPUs' if args.device == 'cuda' else 'CPU processes'))
+    return 1 if failed or runs_failed else 0
 
 
 if __name__ == '__main__':

@@ -1,9 +1,9 @@
-"""Mixed precision that keeps the finite-loss check, on an accelerator and on the CPU."""
+"""Mixed precision that keeps the finite-loss check: one code path for CUDA and the CPU."""
 
 from contextlib import contextmanager
 
 import torch
-from mmengine.device import is_cuda_available, is_mlu_available, is_musa_available, is_npu_available
+from mmengine.device import get_device
 from mmengine.optim import AmpOptimWrapper, OptimWrapper
 from mmengine.registry import OPTIM_WRAPPERS
 
@@ -17,37 +17,43 @@ AMP_WRAPPERS = ('FiniteLossAmpOptimWrapper', 'AmpOptimWrapper')
 AMP_DTYPES = {'fp16': ('float16', 'dynamic'), 'bf16': ('bfloat16', dict(enabled=False))}
 
 
-def accelerator_available() -> bool:
-    """Where mmengine's AmpOptimWrapper runs (it refuses a machine without one of these)."""
-    return is_cuda_available() or is_npu_available() or is_mlu_available() or is_musa_available()
+# Devices served by torch.autocast and torch.amp.GradScaler here; others (npu, mlu, musa) get
+# mmengine's AmpOptimWrapper unchanged.
+TORCH_AMP_DEVICES = ('cuda', 'cpu')
 
 
-def cpu_grad_scaler(loss_scale):
-    """torch's CPU grad scaler from an AmpOptimWrapper ``loss_scale``, and the fixed scale
-    ``update`` gets (a float: static scaling)."""
+def grad_scaler(device: str, loss_scale, use_fsdp: bool = False):
+    """torch's grad scaler for `device` from an AmpOptimWrapper ``loss_scale``, and the fixed
+    scale ``update`` gets (a float: static scaling)."""
+    if use_fsdp:
+        from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler as scaler
+    else:
+        scaler = torch.amp.GradScaler
     if loss_scale == 'dynamic':
-        return torch.amp.GradScaler('cpu'), None
+        return scaler(device), None
     if isinstance(loss_scale, float):
-        return torch.amp.GradScaler('cpu', init_scale=loss_scale), loss_scale
+        return scaler(device, init_scale=loss_scale), loss_scale
     if isinstance(loss_scale, dict):
-        return torch.amp.GradScaler('cpu', **loss_scale), None
+        return scaler(device, **loss_scale), None
     raise TypeError(f'loss_scale must be a float, a dict or "dynamic", got {loss_scale!r}')
 
 
 class AnyDeviceAmpOptimWrapper(AmpOptimWrapper):
-    """mmengine's AmpOptimWrapper, unchanged where there is an accelerator; on a CPU-only
-    machine, ``torch.autocast('cpu', dtype)`` (float16 unless ``dtype`` says otherwise, as the
-    CUDA default) and torch's CPU grad scaler, so that a mixed-precision run works there."""
+    """mmengine's AmpOptimWrapper for a ``device`` type (default: mmengine's ``get_device()``,
+    where the Runner puts the model): ``torch.autocast(device, dtype)`` (float16 unless ``dtype``
+    says otherwise, mmengine's CUDA default) and torch's grad scaler for that device. mmengine's
+    own refuses a machine without an accelerator; this one runs the same lines on CUDA and on the
+    CPU, so a CPU test executes the GPU path."""
 
-    def __init__(self, loss_scale='dynamic', dtype=None, use_fsdp: bool = False, **kwargs):
-        self.on_cpu = not accelerator_available()
-        if not self.on_cpu:
+    def __init__(
+        self, loss_scale='dynamic', dtype=None, use_fsdp: bool = False, device=None, **kwargs
+    ):
+        self.device = str(device).split(':')[0] if device else get_device()
+        if self.device not in TORCH_AMP_DEVICES:
             super().__init__(loss_scale=loss_scale, dtype=dtype, use_fsdp=use_fsdp, **kwargs)
             return
-        if use_fsdp:
-            raise ValueError('use_fsdp=True: FSDP mixed precision needs an accelerator')
         OptimWrapper.__init__(self, **kwargs)
-        self.loss_scaler, self._scale_update_param = cpu_grad_scaler(loss_scale)
+        self.loss_scaler, self._scale_update_param = grad_scaler(self.device, loss_scale, use_fsdp)
         if isinstance(dtype, str):
             if dtype not in self.valid_dtypes:
                 raise ValueError(f'dtype must be one of {self.valid_dtypes}, got {dtype!r}')
@@ -55,13 +61,13 @@ class AnyDeviceAmpOptimWrapper(AmpOptimWrapper):
         self.cast_dtype = torch.float16 if dtype is None else dtype
 
     def optim_context(self, model: torch.nn.Module):
-        if not self.on_cpu:
+        if self.device not in TORCH_AMP_DEVICES:
             return super().optim_context(model)
-        return self._cpu_optim_context(model)
+        return self._autocast_context(model)
 
     @contextmanager
-    def _cpu_optim_context(self, model):
-        with OptimWrapper.optim_context(self, model), torch.autocast('cpu', self.cast_dtype):
+    def _autocast_context(self, model):
+        with OptimWrapper.optim_context(self, model), torch.autocast(self.device, self.cast_dtype):
             yield
 
 

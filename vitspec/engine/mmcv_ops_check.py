@@ -1,6 +1,7 @@
-"""A run on CUDA stops before its first iteration when mmcv's compiled ops have no CUDA kernels
-(a wheel built without nvcc), instead of failing in RoIAlign or NMS with mmcv's
-'implementation for device cuda:0 not found' after data loading and the first forward."""
+"""A run stops before its first iteration when mmcv's compiled ops have no kernels for the device
+the model is on (CUDA: a wheel built without nvcc; any device: mmcv-lite, no compiled ops),
+instead of failing in RoIAlign or NMS with mmcv's 'implementation for device cuda:0 not found'
+after data loading and the first forward."""
 
 import importlib.util
 import itertools
@@ -15,12 +16,13 @@ FIX = (
     'rebuild mmcv with CUDA ops: run tools/install.sh with VITSPEC_CUDA=1 on a machine with '
     "nvcc, or where pip can install torch's CUDA toolkit (see docs/installation.md)"
 )
+NO_OPS_FIX = 'install mmcv with its compiled ops: run tools/install.sh (see docs/installation.md)'
 
 
-def run_on_cuda(runner) -> bool:
-    """Whether the Runner put the model on a CUDA device (it does so before before_run)."""
-    model = runner.model
-    return any(t.is_cuda for t in itertools.chain(model.parameters(), model.buffers()))
+def model_device_types(model) -> set:
+    """The device types ('cpu', 'cuda', ...) of the model's parameters and buffers; the Runner
+    has moved the model to its device before before_run."""
+    return {t.device.type for t in itertools.chain(model.parameters(), model.buffers())}
 
 
 def library_has_cuda_kernels(path) -> bool:
@@ -30,17 +32,37 @@ def library_has_cuda_kernels(path) -> bool:
         return data.find(b'.nv_fatbin') != -1
 
 
-def mmcv_ops_have_cuda() -> bool:
-    """Whether mmcv's ops were compiled with CUDA, read off the compiled library: no GPU needed.
-    Not mmcv's get_compiling_cuda_version(): mmcv 2.1.0 built with CUDA 13.0 (torch 2.11, H100)
-    crashed the process with SIGSEGV in it."""
-    return library_has_cuda_kernels(importlib.util.find_spec('mmcv._ext').origin)
+def compiled_ops_library():
+    """The path of mmcv's compiled ops (mmcv._ext), or None: mmcv-lite has none."""
+    spec = importlib.util.find_spec('mmcv._ext')
+    return spec.origin if spec else None
+
+
+def mmcv_ops_have_kernels(device_type: str) -> bool:
+    """Whether mmcv's compiled ops have kernels for `device_type`, read off the compiled library
+    without running it: every build with ops has CPU kernels (and whatever mmcv dispatches to
+    npu / mlu, which is not probed here), CUDA kernels only a build with nvcc. Not mmcv's
+    get_compiling_cuda_version(): mmcv 2.1.0 built with CUDA 13.0 (torch 2.11, H100) crashed the
+    process with SIGSEGV in it."""
+    library = compiled_ops_library()
+    if library is None:
+        return False
+    return device_type != 'cuda' or library_has_cuda_kernels(library)
+
+
+def missing_kernels_message(device_type: str) -> str:
+    if device_type == 'cuda':
+        return f"this run is on CUDA, but mmcv's ops are CPU-only: {FIX}"
+    return f'this run is on {device_type}, but mmcv has no compiled ops: {NO_OPS_FIX}'
 
 
 @HOOKS.register_module()
 class MmcvCudaOpsCheckHook(Hook):
+    """The check for every device the model is on (the name is kept: configs declare it)."""
+
     priority = 'VERY_HIGH'
 
     def before_run(self, runner):
-        if run_on_cuda(runner) and not mmcv_ops_have_cuda():
-            raise MmcvOpsError(f"this run is on CUDA, but mmcv's ops are CPU-only: {FIX}")
+        for device_type in sorted(model_device_types(runner.model)):
+            if not mmcv_ops_have_kernels(device_type):
+                raise MmcvOpsError(missing_kernels_message(device_type))
