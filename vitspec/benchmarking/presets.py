@@ -139,9 +139,19 @@ PRESETS = {
         for dtype in ('bf16', 'fp16')
         for mode in ('training', 'inference')
     ],
-    # the same ratios under bf16 autocast on a CPU with bf16 units (AMX or AVX512-BF16)
+    # the same ratios under bf16 autocast on a CPU with bf16 units (AMX or AVX512-BF16), a few
+    # minutes on 2 cores
     'amp-cpu': [
-        dict(size='s16', img=224, batch=8, dtype='bf16', mode=mode, rounds=20, models=AMP_MODELS)
+        dict(
+            size='s16',
+            img=224,
+            batch=4,
+            dtype='bf16',
+            mode=mode,
+            rounds=12,
+            warmup=1,
+            models=AMP_MODELS,
+        )
         for mode in ('training', 'inference')
     ],
     'toy': [
