@@ -132,9 +132,7 @@ def test_block_accepts_built_modules():
 def test_attention_and_mlp_read_the_layout_in_the_same_place():
     for part in (Attention, TalkingHeadAttention, Mlp, SwiGLU, Block):
         params = list(inspect.signature(part.forward).parameters)
-        assert params[1:3] == ['x', 'layout'], part
-        if part is not Block:
-            assert params[3] == 'layer_scale', part
+        assert params[1:] == ['x', 'layout'], part  # LayerScale is the block's, as in timm
 
 
 def test_block_parts_refuse_what_they_cannot_build():
