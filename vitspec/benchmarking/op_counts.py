@@ -17,6 +17,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 GEMMS = frozenset({'mm', 'addmm', 'bmm', 'baddbmm'})
 CASTS = frozenset({'_to_copy', 'copy_'})
+SDPA = '_scaled_dot_product_'
 
 
 @dataclass
@@ -52,8 +53,27 @@ class OpCounts:
     def gemms(self) -> int:
         return sum(self.by_name[n] for n in GEMMS)
 
+    @property
+    def attention(self) -> str:
+        """The fused attention kernels that ran (SDPA's backends: 'flash', 'efficient', 'cudnn',
+        'flash_for_cpu'), or 'math' where none did: SDPA's math fallback, or attention written
+        out (talking heads), runs as bmm and softmax."""
+        names = sorted(
+            n.removeprefix(SDPA).removesuffix('_attention').removesuffix('_attention_for_cpu')
+            + ('_for_cpu' if n.endswith('_for_cpu') else '')
+            for n in self.by_name
+            if n.startswith(SDPA) and not n.endswith('_backward')
+        )
+        return ','.join(names) or 'math'
+
     def summary(self) -> dict:
-        return dict(ops=self.total, kernels=self.kernels, casts=self.casts, gemms=self.gemms)
+        return dict(
+            ops=self.total,
+            kernels=self.kernels,
+            casts=self.casts,
+            gemms=self.gemms,
+            attention=self.attention,
+        )
 
 
 def _is_view(func) -> bool:

@@ -1,8 +1,8 @@
 """A measured (or skipped) setting as a Markdown table."""
 
 # aten ops of one eager training step at batch 2 (Case.op_counts), in training settings only;
-# kernels: the ops that are not views
-OP_COLUMNS = dict(ops='ops', kernels='kernels', casts='casts', gemms='GEMMs')
+# kernels: the ops that are not views; attention: the SDPA backend that ran (math: none)
+OP_COLUMNS = dict(ops='ops', kernels='kernels', casts='casts', gemms='GEMMs', attention='attention')
 
 
 def format_table(result):
@@ -36,7 +36,11 @@ def format_table(result):
             f'{r["gemm_fraction"]:.2f}',
             _or_dash(r['memory_mb'], '.0f'),
             _or_dash(r['compile_s'], '.0f'),
-            *([_or_dash(r.get(k), 'd') for k in OP_COLUMNS] if counted else []),
+            *(
+                [_or_dash(r.get(k), 'd' if k != 'attention' else 's') for k in OP_COLUMNS]
+                if counted
+                else []
+            ),
         ]
         lines.append(_row(cells))
     return '\n'.join(lines)
