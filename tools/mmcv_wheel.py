@@ -10,6 +10,8 @@ once torch is installed. Nothing here imports vitspec, which is not installed ye
     python tools/mmcv_wheel.py cuda-home         a CUDA toolkit matching torch's CUDA, or exit 1
     python tools/mmcv_wheel.py link-dir DIR      link names the linker needs from a pip toolkit
     python tools/mmcv_wheel.py check WHEEL --variant cuda   refuses a wheel without CUDA kernels
+    python tools/mmcv_wheel.py nvcc-packages 13.0   the registry's toolkit packages for a CUDA
+        version, one a line (install.sh --download runs it where torch may be absent)
 
 Environment: VITSPEC_CUDA=1 builds CUDA ops without a visible GPU (a login node building for
 GPU nodes), VITSPEC_CUDA=0 forces CPU ops; TORCH_CUDA_ARCH_LIST overrides the architectures.
@@ -26,7 +28,10 @@ import sysconfig
 import zipfile
 from pathlib import Path
 
-import torch
+try:
+    import torch
+except ImportError:  # only nvcc-packages runs without torch (install.sh --download)
+    torch = None
 
 # A100 / A30 (sm_80 binaries also run on A10, L4, L40S: same major), H100 / H200 (9.0),
 # B200 / B300 (10.x); PTX of 10.0 is compiled by the driver for newer GPUs (e.g. 12.0).
@@ -255,6 +260,8 @@ def main(argv=None):
     p = sub.add_parser('check')
     p.add_argument('wheel', type=Path)
     p.add_argument('--variant', choices=['cpu', 'cuda'], required=True)
+    p = sub.add_parser('nvcc-packages')
+    p.add_argument('cuda_version')
     args = parser.parse_args(argv)
     try:
         if args.command == 'plan':
@@ -273,6 +280,8 @@ def main(argv=None):
             print(home)
         elif args.command == 'link-dir':
             link_names(args.cuda_home, args.link_dir)
+        elif args.command == 'nvcc-packages':
+            print('\n'.join(nvcc_packages(args.cuda_version)))
         else:
             check_wheel(args.wheel, args.variant)
     except (WheelChoiceError, ValueError) as exc:
