@@ -10,6 +10,8 @@ that hold its value, which are the ones to set.
 from mmengine.config import Config
 from mmengine.logging import print_log
 
+from vitspec.apis.reproductions import plain
+
 # Top-level keys that mmengine's Runner or vitspec's tools read after the file was run: setting
 # them works.
 READ_AFTER_LOADING = frozenset(
@@ -70,7 +72,7 @@ def reach_targets(cfg: Config, options: dict) -> dict:
             if key == CARRIED and head not in cfg:
                 raise ValueError(_no_data_root(cfg))
             continue
-        old = _plain(cfg[head])
+        old = plain(cfg[head])
         if old is None or isinstance(old, bool) or old in ('', [], {}):
             continue  # no value to recognise its copies by
         copies = [
@@ -133,7 +135,7 @@ def _no_data_root(cfg: Config) -> str:
 def _paths_holding(node, value, path):
     """Dotted paths from ``path`` down (list items by index, as merge_from_dict takes them)
     whose value equals ``value``; a match is not searched further."""
-    if _plain(node) == value:
+    if plain(node) == value:
         yield path
     elif isinstance(node, dict):
         for key, sub in node.items():
@@ -152,12 +154,3 @@ def _leaves(node, prefix):
             yield from _leaves(sub, f'{prefix}.{i}')
     else:
         yield prefix, node
-
-
-def _plain(value):
-    """Dicts and lists (tuples too, the file may write either) compared as plain values."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value

@@ -11,6 +11,7 @@ import logging
 from mmengine.config import Config
 from mmengine.logging import print_log
 
+from vitspec.apis.reproductions import plain
 from vitspec.apis.technique_comparison import flatten
 
 # Model keys that only training reads: a difference there does not change the tested model.
@@ -53,8 +54,8 @@ def saved_config(checkpoint: dict):
 
 def differences(saved: dict, tested: dict, prefix: str) -> list:
     """``(key, saved value, tested value)`` for each dotted key under ``prefix`` that differs."""
-    fa = flatten(_plain(saved), f'{prefix}.') if saved is not None else {}
-    fb = flatten(_plain(tested), f'{prefix}.') if tested is not None else {}
+    fa = flatten(plain(saved), f'{prefix}.') if saved is not None else {}
+    fb = flatten(plain(tested), f'{prefix}.') if tested is not None else {}
     return [
         (k, fa.get(k, ABSENT), fb.get(k, ABSENT))
         for k in sorted(fa.keys() | fb.keys())
@@ -111,12 +112,3 @@ def _listing(diffs: list) -> str:
     shown = [f'{k}: trained {a!r}, tested {b!r}' for k, a, b in diffs[:FEW]]
     more = f'; ... and {len(diffs) - FEW} more' if len(diffs) > FEW else ''
     return '; '.join(shown) + more
-
-
-def _plain(value):
-    """ConfigDicts as dicts, tuples as lists: the saved text and the file may write either."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
