@@ -11,53 +11,11 @@ from mmengine.config import Config
 from mmengine.logging import print_log
 
 from vitspec.apis.reproductions import plain
+from vitspec.engine.config_typos import TOP_LEVEL_FIELDS
 
 # Top-level keys that mmengine's Runner or vitspec's tools read after the file was run: setting
-# them works.
-READ_AFTER_LOADING = frozenset(
-    {
-        # Runner.from_cfg and Runner's own cfg.get
-        'model',
-        'work_dir',
-        'train_dataloader',
-        'val_dataloader',
-        'test_dataloader',
-        'train_cfg',
-        'val_cfg',
-        'test_cfg',
-        'auto_scale_lr',
-        'optim_wrapper',
-        'param_scheduler',
-        'val_evaluator',
-        'test_evaluator',
-        'default_hooks',
-        'custom_hooks',
-        'data_preprocessor',
-        'load_from',
-        'resume',
-        'launcher',
-        'env_cfg',
-        'log_processor',
-        'log_level',
-        'visualizer',
-        'default_scope',
-        'randomness',
-        'experiment_name',
-        'model_wrapper_cfg',
-        'sync_bn',
-        'find_unused_parameters',
-        'activation_checkpointing',
-        'efficient_conv_bn_eval',
-        'compile',
-        'runner_type',
-        'custom_imports',
-        # vitspec's runner and tools
-        'load_from_strict',
-        'test_with_tta',
-        'tta_model',
-        'tta_pipeline',
-    }
-)
+# them works. vis_backends is a file variable, read only while the file runs.
+READ_AFTER_LOADING = TOP_LEVEL_FIELDS - {'vis_backends'}
 CARRIED = 'data_root'
 CARRIED_INTO = ('_dataloader', '_evaluator')  # the top-level keys data_root is carried into
 
