@@ -5,6 +5,7 @@
     python tools/benchmark.py --preset gpu               # ViT-B/16 batch 64, bf16 / fp16, a GPU
     python tools/benchmark.py --preset amp-cpu           # the same ratios in bf16 on a CPU
     python tools/benchmark.py --models timm specvit specvit-spec --size s16 --img 224 --batch 8
+    python tools/benchmark.py --config configs/ade20k/A.py --config mmseg::mae/B.py  # train steps
 
 Each configuration is built in its own worker process and timed in turn, one worker at a time,
 round after round (the order rotating from round to round), so drift of the machine hits all
@@ -19,6 +20,12 @@ Training settings also count each model's aten ops, casts and GEMMs over one eag
 backward at batch 2 (vitspec/benchmarking/op_counts.py): on a GPU each op is a kernel. bf16
 (fp16) is not timed on a CPU without AMX or AVX512-BF16 (-FP16), where it would only be
 emulated. Presets also check their performance targets (vitspec/benchmarking/presets.py).
+
+--config times whole training steps instead: each config's model and optim_wrapper built as its
+train script builds them, `model.train_step` on random data of the config's crop size and batch
+(--batch overrides it; --cfg-options changes every config), in the same interleaved rounds; it
+reports s/iter, images/s, memory (CUDA: peak allocated; CPU: saved for backward) and the speed
+against the first config. Configs of installed packages: mmseg::path, mmdet::path.
 """
 
 from vitspec.benchmarking.cli import main

@@ -1,12 +1,16 @@
 """The command line of tools/benchmark.py: a preset or a list of models, one table per setting,
-the preset's targets checked, everything written to a JSON file."""
+the preset's targets checked; or training configs (--config), one table; everything written to
+a JSON file."""
 
 import argparse
 import json
 import sys
 
 import torch
+from mmengine.config import DictAction
 
+from .config_report import format_config_table
+from .config_runs import run_configs
 from .machine import DTYPES, describe_device
 from .measure import refuse_baseline, run_setting
 from .models import COMPILED, MODELS, SIZES
@@ -32,7 +36,25 @@ def main(argv=None):
     )
     parser.add_argument('--size', default='s16', choices=sorted(SIZES))
     parser.add_argument('--img', type=int, default=224)
-    parser.add_argument('--batch', type=int, default=8)
+    parser.add_argument(
+        '--config',
+        action='append',
+        metavar='CONFIG',
+        help="time a training config's model.train_step through its own optim_wrapper on random "
+        'data of its crop size and batch (repeat it to compare configs; pkg::path for an '
+        "installed package's config, e.g. mmseg::mae/...)",
+    )
+    parser.add_argument(
+        '--cfg-options',
+        nargs='+',
+        action=DictAction,
+        metavar='KEY=VALUE',
+        help='with --config: override entries of every config, '
+        'e.g. optim_wrapper.type=AmpOptimWrapper',
+    )
+    parser.add_argument(
+        '--batch', type=int, help="images per step (default: 8; with --config the config's)"
+    )
     parser.add_argument('--dtype', default='fp32', choices=list(DTYPES))
     parser.add_argument('--mode', default='inference', choices=['inference', 'training'])
     parser.add_argument('--baseline', help='model the ratios refer to (default: the first)')
@@ -41,6 +63,10 @@ def main(argv=None):
     parser.add_argument('--device', default='cuda' if torch.cuda.is_available() else 'cpu')
     parser.add_argument('--out', default='benchmark.json', help='JSON file for the results')
     args = parser.parse_args(argv)
+    if args.config:
+        if args.preset or args.models:
+            parser.error('give --config, or --preset / --models, not both')
+        return _main_configs(args)
     if args.preset:
         settings = PRESETS[args.preset]
     elif args.models:
@@ -48,7 +74,7 @@ def main(argv=None):
             dict(
                 size=args.size,
                 img=args.img,
-                batch=args.batch,
+                batch=args.batch or 8,
                 dtype=args.dtype,
                 mode=args.mode,
                 models=args.models,
@@ -72,7 +98,22 @@ def main(argv=None):
     checks = check_targets(TARGETS.get(args.preset, []), results)
     if checks:
         print('targets:\n' + '\n'.join(checks) + '\n')
-    with open(args.out, 'w') as f:
+    _write(args.out, machine, results, targets=checks)
+
+
+def _main_configs(args):
+    device = torch.device(args.device)
+    machine = describe_device(device)
+    print(f'{machine}, torch {torch.__version__}\n')
+    result = run_configs(
+        args.config, device, args.rounds, args.warmup, args.batch, args.cfg_options
+    )
+    print(format_config_table(result) + '\n', flush=True)
+    _write(args.out, machine, [result])
+
+
+def _write(path, machine, results, **extra):
+    with open(path, 'w') as f:
         json.dump(
             dict(
                 command=' '.join(sys.argv),
@@ -80,9 +121,9 @@ def main(argv=None):
                 torch=torch.__version__,
                 threads=torch.get_num_threads(),
                 results=results,
-                targets=checks,
+                **extra,
             ),
             f,
             indent=1,
         )
-    print(f'wrote {args.out}')
+    print(f'wrote {path}')

@@ -47,15 +47,22 @@ def refuse_baseline(setting, baseline):
         )
 
 
-def _measure(setting, cases, device, rounds, warmup, baseline):
+def interleaved_times(cases, rounds, warmup):
+    """Each case's `warmup` untimed steps, then `rounds` rounds of one timed step per case:
+    {case name: [seconds per round]}."""
     for case in cases:
-        for _ in range(setting.get('warmup', warmup)):
+        for _ in range(warmup):
             case.step()
     times = {c.name: [] for c in cases}
-    for r in range(setting.get('rounds', rounds)):
-        # interleaved, and rotated so that every model runs at every position in the round
+    for r in range(rounds):
+        # interleaved, and rotated so that every case runs at every position in the round
         for case in cases[r % len(cases) :] + cases[: r % len(cases)]:
             times[case.name].append(case.timed())
+    return times
+
+
+def _measure(setting, cases, device, rounds, warmup, baseline):
+    times = interleaved_times(cases, setting.get('rounds', rounds), setting.get('warmup', warmup))
     rate = gemm_rate(device, setting['dtype'])
     base = baseline or cases[0].name
     rows = []

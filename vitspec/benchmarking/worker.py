@@ -3,10 +3,12 @@
 import multiprocessing
 import os
 import time
+import traceback
 
 import torch
 
 from .case import Case
+from .config_case import ConfigCase
 
 # glibc returns freed blocks over its mmap / trim thresholds to the OS, so that the next step
 # takes page faults on them again; how often depends on the order of a model's allocations, not
@@ -14,24 +16,31 @@ from .case import Case
 STEADY_MALLOC = {'MALLOC_MMAP_THRESHOLD_': str(32 << 20), 'MALLOC_TRIM_THRESHOLD_': str(1 << 40)}
 
 
-def _serve(conn, args):
-    """Worker process: builds one Case, then runs the methods the parent names."""
+def _serve(conn, case_class, args):
+    """Worker process: builds one case, then runs the methods the parent names."""
     torch.set_num_threads(args.pop('threads'))
     try:
-        case = Case(**args)
+        case = case_class(**args)
     except Exception as exc:
-        conn.send((False, f'{type(exc).__name__}: {exc}'))
+        conn.send((False, _failure(exc)))
         return
     conn.send((True, None))
     for method in iter(conn.recv, None):
         try:
             conn.send((True, getattr(case, method)()))
         except Exception as exc:
-            conn.send((False, f'{type(exc).__name__}: {exc}'))
+            conn.send((False, _failure(exc)))
+
+
+def _failure(exc):
+    """The exception and where it was raised (a bare `assert` in a library says nothing)."""
+    frame = traceback.extract_tb(exc.__traceback__)[-1]
+    return f'{type(exc).__name__}: {exc} (raised at {frame.filename}:{frame.lineno})'
 
 
 class Worker:
-    """A Case in its own process, so that no model inherits another's heap and caches.
+    """A Case (a backbone in one setting) in its own process, so that no model inherits
+    another's heap and caches.
 
     Within one process, whichever model was built first tended to reach a higher share of the
     GEMM rate, whatever its code; one fresh process per model, with steady malloc settings
@@ -39,21 +48,21 @@ class Worker:
     compete for the cores.
     """
 
+    case_class = Case
+
     def __init__(self, name, size, img, batch, dtype, mode, device):
-        spawn = multiprocessing.get_context('spawn')
-        self.name = name
-        self.conn, child = spawn.Pipe()
-        args = dict(
-            name=name,
-            size=size,
-            img=img,
-            batch=batch,
-            dtype=dtype,
-            mode=mode,
-            device=device,
-            threads=torch.get_num_threads(),
+        self._start(
+            dict(name=name, size=size, img=img, batch=batch, dtype=dtype, mode=mode, device=device)
         )
-        self.process = spawn.Process(target=_serve, args=(child, args), daemon=True)
+
+    def _start(self, args):
+        spawn = multiprocessing.get_context('spawn')
+        self.name = args['name']
+        self.conn, child = spawn.Pipe()
+        args = dict(args, threads=torch.get_num_threads())
+        self.process = spawn.Process(
+            target=_serve, args=(child, self.case_class, args), daemon=True
+        )
         unset = {k: v for k, v in STEADY_MALLOC.items() if k not in os.environ}  # user's win
         os.environ.update(unset)  # a spawned child's glibc reads them at start-up
         try:
@@ -61,10 +70,15 @@ class Worker:
         finally:
             for k in unset:
                 del os.environ[k]
+        child.close()  # the child's end only: so that a worker that dies is an EOF, not a hang
         self._reply()
 
     def _reply(self):
-        ok, value = self.conn.recv()
+        try:
+            ok, value = self.conn.recv()
+        except EOFError:
+            self.process.join(timeout=30)
+            ok, value = False, f'its worker process died (exit code {self.process.exitcode})'
         if not ok:
             raise RuntimeError(f'benchmark model {self.name!r}: {value}')
         return value
@@ -96,3 +110,17 @@ class Worker:
         if self.process.is_alive():
             self.conn.send(None)
         self.process.join(timeout=30)
+
+
+class ConfigWorker(Worker):
+    """A ConfigCase (a training config's train step) in its own process."""
+
+    case_class = ConfigCase
+
+    def __init__(self, name, config, device, batch=None, cfg_options=None):
+        self._start(
+            dict(name=name, config=config, device=device, batch=batch, cfg_options=cfg_options)
+        )
+
+    def describe(self):
+        return self._call('describe')

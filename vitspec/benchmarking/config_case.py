@@ -1,0 +1,75 @@
+"""One training config in the process that runs it: its model and optimizer wrapper built as
+mmengine's Runner builds them, one ``model.train_step`` on a random batch per call."""
+
+import copy
+import time
+
+import torch
+from mmengine.model import revert_sync_batchnorm
+from mmengine.optim import AmpOptimWrapper, build_optim_wrapper
+from mmengine.registry import MODELS, init_default_scope
+
+from .config_source import crop_size, load_config, train_batch_size
+from .memory import step_memory_bytes
+from .random_batch import random_batch, task_of
+
+
+class ConfigCase:
+    """A config's training step at the config's crop size and batch (or ``batch``).
+
+    No weights are loaded (``init_weights`` is not called: a step's time does not depend on
+    them). SyncBN becomes BN, as the Runner does for a run without a process group.
+    """
+
+    def __init__(self, name, config, device, batch=None, cfg_options=None):
+        torch.manual_seed(0)
+        self.name, self.device = name, device
+        cfg = load_config(config, cfg_options)
+        init_default_scope(cfg.get('default_scope', 'mmengine'))
+        self.model = revert_sync_batchnorm(MODELS.build(cfg.model)).to(device)
+        self.model.train()
+        self.optim_wrapper = build_optim_wrapper(self.model, cfg.optim_wrapper)
+        self.task = task_of(cfg, self.model)
+        self.size = crop_size(cfg)
+        self.batch = batch or train_batch_size(cfg)
+        self.data = random_batch(self.task, self.model, self.size, self.batch)
+        # mmseg 1.x builds no AMP from a config's `fp16=dict(loss_scale=...)`: only the
+        # optimizer wrapper decides; say so where a config still has the key
+        self.fp16_key_ignored = 'fp16' in cfg and not self._amp()
+
+    def _amp(self):
+        return isinstance(self.optim_wrapper, AmpOptimWrapper)
+
+    def describe(self):
+        """What the step runs: task, batch, input size, optimizer wrapper and precision."""
+        if self._amp():
+            dtype = self.optim_wrapper.cast_dtype
+            precision = 'bf16' if dtype == torch.bfloat16 else 'fp16'
+        else:
+            precision = 'fp32'
+        return dict(
+            task=self.task,
+            batch=self.batch,
+            size=list(self.size),
+            optim_wrapper=type(self.optim_wrapper).__name__,
+            precision=precision,
+            fp16_key_ignored=self.fp16_key_ignored,
+        )
+
+    def _fresh_batch(self):
+        return copy.deepcopy(self.data)  # data preprocessors pad the samples they are given
+
+    def step(self):
+        self.model.train_step(self._fresh_batch(), self.optim_wrapper)
+
+    def timed(self):
+        data = self._fresh_batch()
+        sync = torch.cuda.synchronize if self.device.type == 'cuda' else (lambda: None)
+        sync()
+        start = time.perf_counter()
+        self.model.train_step(data, self.optim_wrapper)
+        sync()
+        return time.perf_counter() - start
+
+    def memory_bytes(self):
+        return step_memory_bytes(self.step, self.device)

@@ -1,0 +1,24 @@
+"""Timed training configs (config_runs.run_configs) as a Markdown table."""
+
+
+def format_config_table(result):
+    cuda = result['device'].startswith('cuda')
+    memory = 'peak MB' if cuda else 'saved for backward MB'
+    lines = [
+        f'training steps (model.train_step, random data) on {result["device"]}, '
+        f'speed vs {result["baseline"]}',
+        f'| config | task | batch | input | precision | s/iter | images/s '
+        f'| speed vs first (95 % interval) | {memory} |',
+        '|---|---|---|---|---|---|---|---|---|',
+    ]
+    for r in result['rows']:
+        precision = r['precision'] + (' (its fp16= key ignored)' if r['fp16_key_ignored'] else '')
+        low, high = r['speed_interval']
+        h, w = r['size']
+        lines.append(
+            f'| {r["name"]} | {r["task"]} | {r["batch"]} | {h}x{w} | {precision} '
+            f'| {r["median_s"]:.3f} | {r["images_per_s"]:.1f} '
+            f'| {r["speed_vs_first"]:.3f} ({low:.3f}-{high:.3f}) '
+            f'| {r["memory_bytes"] / 2**20:.0f} |'
+        )
+    return '\n'.join(lines)

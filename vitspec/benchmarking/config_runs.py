@@ -1,0 +1,62 @@
+"""Training configs timed side by side: each config's train step in its own worker, the workers
+in interleaved, rotating rounds as the backbone settings (measure.interleaved_times), the speed
+against the first config paired round by round."""
+
+import os.path as osp
+import statistics
+
+from .measure import interleaved_times
+from .stats import paired_ratio
+from .worker import ConfigWorker
+
+
+def run_configs(configs, device, rounds, warmup, batch=None, cfg_options=None):
+    """Times each config's ``model.train_step``; ``configs``: paths (``pkg::path`` too), or
+    dicts ``dict(config=path, name=..., cfg_options=...)`` whose options win over the
+    ``cfg_options`` given to all. ``batch`` replaces the configs' training batch size."""
+    if not configs:
+        raise ValueError('no config to run')
+    specs = [dict(config=c) if isinstance(c, str) else dict(c) for c in configs]
+    names = _unique_names([s.get('name') or _short_name(s['config']) for s in specs])
+    cases = []
+    try:
+        for spec, name in zip(specs, names):
+            options = {**(cfg_options or {}), **(spec.get('cfg_options') or {})}
+            cases.append(ConfigWorker(name, spec['config'], device, batch, options or None))
+        times = interleaved_times(cases, rounds, warmup)
+        rows = [_row(case, spec, times, cases[0].name) for case, spec in zip(cases, specs)]
+    finally:
+        for case in cases:
+            case.close()
+    return dict(device=str(device), baseline=cases[0].name, rows=rows)
+
+
+def _row(case, spec, times, base):
+    median = statistics.median(times[case.name])
+    ratio, low, high = paired_ratio(times[case.name], times[base])
+    described = case.describe()
+    return dict(
+        name=case.name,
+        config=spec['config'],
+        **described,
+        median_s=median,
+        images_per_s=described['batch'] / median,
+        speed_vs_first=1 / ratio,
+        speed_interval=[1 / high, 1 / low],
+        memory_bytes=case.memory_bytes(),
+        runs=len(times[case.name]),
+        times_s=times[case.name],
+    )
+
+
+def _short_name(config):
+    return osp.splitext(osp.basename(config.split('::')[-1]))[0]
+
+
+def _unique_names(names):
+    """Names as given; a repeated one gets '#2', '#3' ... (the same config with other options)."""
+    seen, unique = {}, []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        unique.append(name if seen[name] == 1 else f'{name}#{seen[name]}')
+    return unique
