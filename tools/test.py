@@ -10,8 +10,7 @@ import copy
 import json
 import os
 
-from mmengine.config import DictAction
-
+from vitspec.apis.cfg_options_action import CfgOptionsAction
 from vitspec.apis.compile import compile_test_step, enable_compile
 from vitspec.apis.evaluation import (
     enable_show_dir,
@@ -20,6 +19,7 @@ from vitspec.apis.evaluation import (
     scalar_metrics,
     tta_requested,
 )
+from vitspec.apis.relative_paths import relative_paths_explained
 from vitspec.apis.runner import (
     build_runner,
     config_from_args,
@@ -53,7 +53,7 @@ def parse_args(argv=None):
         help="test even if the config builds another model than the checkpoint's training "
         'config (meta.cfg)',
     )
-    parser.add_argument('--cfg-options', nargs='+', action=DictAction, metavar='KEY=VALUE')
+    parser.add_argument('--cfg-options', nargs='+', action=CfgOptionsAction, metavar='KEY=VALUE')
     parser.add_argument('--launcher', choices=['none', 'pytorch', 'slurm'], default='none')
     parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
     args = parser.parse_args(argv)
@@ -71,14 +71,15 @@ def main(argv=None):
         enable_show_dir(cfg, args.show_dir)
     if args.compile:
         enable_compile(cfg)
-    runner = build_runner(cfg)
-    checkpoint = load_strict(runner, args.checkpoint)
-    if not args.no_config_check:
-        check_saved_config(checkpoint, as_given, args.checkpoint)
-    del checkpoint
-    compile_test_step(runner)
-    with empty_datasets_explained(cfg):
-        metrics = runner.test()
+    with relative_paths_explained(args.config, cfg):
+        runner = build_runner(cfg)
+        checkpoint = load_strict(runner, args.checkpoint)
+        if not args.no_config_check:
+            check_saved_config(checkpoint, as_given, args.checkpoint)
+        del checkpoint
+        compile_test_step(runner)
+        with empty_datasets_explained(cfg):
+            metrics = runner.test()
     shutdown_distributed()
     if runner.rank == 0:
         print('vitspec-metrics ' + json.dumps(scalar_metrics(metrics)), flush=True)

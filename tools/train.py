@@ -8,9 +8,9 @@ tools/dist_train.sh CONFIG NUM_GPUS [args]     # torchrun; CPU + gloo when there
 import argparse
 import os
 
-from mmengine.config import DictAction
-
+from vitspec.apis.cfg_options_action import CfgOptionsAction
 from vitspec.apis.compile import enable_compile
+from vitspec.apis.relative_paths import relative_paths_explained
 from vitspec.apis.runner import (
     build_runner,
     config_from_args,
@@ -52,7 +52,7 @@ def parse_args(argv=None):
     parser.add_argument(
         '--cfg-options',
         nargs='+',
-        action=DictAction,
+        action=CfgOptionsAction,
         metavar='KEY=VALUE',
         help='override config entries, e.g. train_cfg.max_iters=100',
     )
@@ -84,7 +84,7 @@ def main(argv=None):
     # Owned before the Runner is built: it writes its config copy into the work dir. Taken here,
     # not by the config's runner, which cannot tell at __init__ whether it will train, and test
     # runs (tools/test.py's default work dir is the training's) must not be refused.
-    with work_dir_owned(cfg.work_dir, cfg.launcher):
+    with work_dir_owned(cfg.work_dir, cfg.launcher), relative_paths_explained(args.config, cfg):
         runner = build_runner(cfg)
         with empty_datasets_explained(cfg):
             runner.train()

@@ -206,3 +206,34 @@ def test_dropped_annotations_are_logged_through_mmengine(tmp_path):
     write_coco(tmp_path, {'a.jpg': [[10, 10, 40, 40]] * 150 + [[30, 30, -20, 25]]})
     rewrite_annotations(tmp_path, lambda content: set_category(content, {1}, 9))
     assert len(build_dataset(tmp_path).get_data_info(0)['instances']) == 149
+
+
+def rename_person(content, name='human'):
+    content['categories'] = [dict(id=1, name=name), dict(id=2, name='car')]
+
+
+@pytest.mark.parametrize('split', ['train', 'test'])
+def test_a_class_renamed_in_the_file_names_the_classes_of_both(tmp_path, split):
+    """mmdet took the renamed class for absent: an IndexError in results2json after the test,
+    or, with no name in common, 'a dataset is empty'."""
+    write_coco(tmp_path, {'a.jpg': [[10, 10, 40, 40]]})
+    rewrite_annotations(tmp_path, rename_person)
+    with pytest.raises(DataFileError) as info:
+        build_dataset(tmp_path, split)
+    assert str(info.value) == (
+        f'COCO annotation file {tmp_path}/ann.json: 1 of the 1 classes of the config '
+        f"(metainfo.classes) are not category names of the file: 'person'. Classes of the "
+        f"config: ['person']; categories of the file: ['human', 'car']. Make the names the "
+        f"same (the config's metainfo=dict(classes=...) of the dataset and its evaluator, or the "
+        f"file's categories)."
+    )
+
+
+def test_a_close_name_is_suggested(tmp_path):
+    write_coco(tmp_path, {'a.jpg': [[10, 10, 40, 40]]})
+    rewrite_annotations(tmp_path, lambda content: rename_person(content, 'persons'))
+    with pytest.raises(
+        DataFileError,
+        match=r"'person'\. Closest names in the file: 'person' -> 'persons'\. Classes",
+    ):
+        build_dataset(tmp_path)

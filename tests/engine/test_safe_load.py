@@ -89,3 +89,35 @@ def test_using_safe_io_loads_safely_inside_the_block_only(tmp_path):
     with using_safe_io():
         assert CheckpointLoader.load_checkpoint(str(path))['meta']['iter'] == 4
     assert CheckpointLoader._get_checkpoint_loader(str(path)) is outside
+
+
+LEGACY = dict(_use_new_zipfile_serialization=False)
+
+
+@pytest.mark.parametrize('protocol', [2, 4])
+def test_legacy_format_pickle_that_would_run_code_is_refused_for_safety(tmp_path, protocol):
+    """torch's non-zip format: the file is well formed, so the message is about safety and how
+    to trust one file, not about corruption or weights_only=False."""
+    marker = tmp_path / 'was_executed'
+    path = tmp_path / 'old.pth'
+    torch.save(
+        {'w': torch.ones(1), 'x': RunsCode(marker)}, path, pickle_protocol=protocol, **LEGACY
+    )
+    with pytest.raises(CheckpointError) as info:
+        safe_torch_load(str(path))
+    message = str(info.value)
+    assert "(torch's legacy non-zip format) needs unpickling" in message
+    assert 'not allowed: posix.system. Refusing to load it for safety' in message
+    assert f'--trust-pickle, or VITSPEC_TRUST_PICKLE={path}' in message
+    assert 'corrupt' not in message and 'weights_only' not in message
+    assert not marker.exists()
+
+
+def test_legacy_format_checkpoints_load_and_damaged_ones_are_unreadable(tmp_path):
+    path = tmp_path / 'old.pth'
+    torch.save(mmengine_like_checkpoint(), path, **LEGACY)
+    assert safe_torch_load(str(path))['meta']['iter'] == 4
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 3])
+    with pytest.raises(CheckpointError, match='old.pth is not a readable PyTorch checkpoint'):
+        safe_torch_load(str(path))

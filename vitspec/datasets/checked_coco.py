@@ -21,6 +21,7 @@ from mmengine.logging import print_log
 from vitspec.errors import DataFileError
 
 from .checked_loading import CheckedLoadImageFromFile
+from .coco_classes import missing_classes_message
 from .named_coco_api import NamedCOCO
 
 TRANSFORMS.register_module(module=CheckedLoadImageFromFile)  # its errors name the file
@@ -78,7 +79,8 @@ class CheckedCocoDataset(CocoDataset):
     points (mmdet ignores such an instance, box included) are named in a warning, and in a
     training set more than ``max_lost_mask_share`` of them is a DataFileError. Its metainfo
     names the annotation file (``ann_file``) for the evaluator; ``referenced_images`` holds the
-    path of every image the file lists."""
+    path of every image the file lists. A class of the config that names no category of the file
+    is a DataFileError naming the classes of both."""
 
     def __init__(self, *args, max_lost_mask_share: float = MAX_LOST_MASK_SHARE, **kwargs):
         self.max_lost_mask_share = max_lost_mask_share
@@ -97,14 +99,23 @@ class CheckedCocoDataset(CocoDataset):
         self._file_category_ids = None
         data_list = super().load_data_list()
         self._report_dropped()
+        self._check_class_names()
         self._report_lost_masks()
         self.referenced_images = frozenset(d['img_path'] for d in data_list)
         self._check_images_exist(data_list)
         return data_list
 
+    def _check_class_names(self) -> None:
+        if self._file_category_ids is None:  # a file without images: mmdet parsed nothing
+            return
+        problem = missing_classes_message(self.metainfo['classes'], self._file_category_names)
+        if problem:
+            raise DataFileError(f'COCO annotation file {self.ann_file}: {problem}')
+
     def parse_data_info(self, raw_data_info: dict) -> dict:
         if self._file_category_ids is None:
             self._file_category_ids = set(self.coco.cats)
+            self._file_category_names = [cat['name'] for cat in self.coco.cats.values()]
             self._chosen_category_ids = set(self.cat_ids)
         img_info = raw_data_info['raw_img_info']
         kept = []

@@ -12,6 +12,10 @@ from .mmcv_ops_check import MmcvCudaOpsCheckHook
 from .no_decay import no_decay_parameters
 from .progress_bar_hook import EvalProgressBarHook
 from .safe_io_hook import SafeIOHook
+from .stored_order_visualization import (
+    StoredOrderDetVisualizationHook,
+    StoredOrderSegVisualizationHook,
+)
 from .strict_load import StrictLoadRunner
 from .targets_check import TargetsCheckHook
 from .unused_parameters import UnusedParameterCheckHook, UnusedParameterError
@@ -30,6 +34,8 @@ __all__ = [
     'MmcvCudaOpsCheckHook',
     'no_decay_parameters',
     'SafeIOHook',
+    'StoredOrderDetVisualizationHook',
+    'StoredOrderSegVisualizationHook',
     'StrictLoadRunner',
     'TargetsCheckHook',
     'UnusedParameterCheckHook',

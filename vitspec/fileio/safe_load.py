@@ -16,6 +16,7 @@ from mmengine.logging import HistoryBuffer
 
 from vitspec.errors import CheckpointError
 
+from .legacy_pickle import legacy_checkpoint_globals
 from .training_globals import TRAINING_SCRIPT_GLOBALS
 from .trusted_pickle import TRUST_ENV, load_trusted_pickle, trusted_by_env
 
@@ -62,8 +63,11 @@ def safe_torch_load(filename: str, map_location='cpu', trust_pickle: bool = Fals
                 return load_trusted_pickle(filename, map_location, _needed_globals(filename))
             except Exception as trusted_exc:
                 raise _unreadable(filename, trusted_exc) from None
-        if zipfile.is_zipfile(filename):  # a well-formed checkpoint asking for more globals
-            raise CheckpointError(_refusal_message(filename, exc)) from None
+        unknown = _needed_globals(filename)
+        if unknown:  # a well-formed checkpoint asking for more globals
+            raise CheckpointError(_refusal_message(filename, unknown)) from None
+        if zipfile.is_zipfile(filename):
+            raise CheckpointError(f'{filename} was refused by the safe unpickler: {exc}') from None
         raise _unreadable(filename, exc) from None
     except Exception as exc:  # garbage makes the unpickler fail in many ways
         raise _unreadable(filename, exc) from None
@@ -83,11 +87,15 @@ def _unreadable(filename, exc):
 
 
 def _needed_globals(filename) -> list:
-    """The globals the file needs that the allow-list lacks (empty if it cannot tell)."""
-    try:
-        needed = torch.serialization.get_unsafe_globals_in_checkpoint(filename)
-    except Exception:  # not a zip checkpoint: the unpickler's own message is all we have
-        return []
+    """The globals the file needs that the allow-list lacks (empty if it cannot tell). A file in
+    torch's legacy (non-zip) format is read with legacy_pickle.py."""
+    if zipfile.is_zipfile(filename):
+        try:
+            needed = torch.serialization.get_unsafe_globals_in_checkpoint(filename)
+        except Exception:  # a damaged zip: the unpickler's own message is all we have
+            return []
+    else:
+        needed = set(legacy_checkpoint_globals(filename) or ()) - _torch_allowed_globals()
     allowed = {
         g[1] if isinstance(g, tuple) else f'{g.__module__}.{g.__qualname__}'
         for g in ALLOWED_GLOBALS
@@ -95,18 +103,25 @@ def _needed_globals(filename) -> list:
     return sorted(set(needed) - allowed)
 
 
-def _refusal_message(filename, exc):
-    unknown = _needed_globals(filename)
-    if unknown:
-        return (
-            f'{filename} needs unpickling of globals that are not allowed: '
-            f'{", ".join(unknown)}. Refusing to load it (it could run arbitrary code). '
-            f'Convert it to a plain state dict of tensors.{_sharded_hint(unknown)} If you made '
-            f'this file yourself, you may trust it explicitly: tools/convert_checkpoint.py '
-            f'--trust-pickle, or {TRUST_ENV}={filename} for load_from / init_cfg '
-            f'(this runs any code stored in it).'
-        )
-    return f'{filename} was refused by the safe unpickler: {exc}'
+def _torch_allowed_globals() -> set:
+    """What torch's weights-only unpickler takes by itself (tensor rebuilders, storages,
+    OrderedDict); torch has no public list of them, and without it every global is named."""
+    try:
+        return set(torch._weights_only_unpickler._get_allowed_globals())
+    except Exception:
+        return set()
+
+
+def _refusal_message(filename, unknown):
+    legacy = '' if zipfile.is_zipfile(filename) else " (torch's legacy non-zip format)"
+    return (
+        f'{filename}{legacy} needs unpickling of globals that are not allowed: '
+        f'{", ".join(unknown)}. Refusing to load it for safety (unpickling them could run '
+        f'arbitrary code). Convert it to a plain state dict of tensors.{_sharded_hint(unknown)} '
+        f'If you made this file yourself, you may trust it explicitly: '
+        f'tools/convert_checkpoint.py --trust-pickle, or {TRUST_ENV}={filename} for load_from / '
+        f'init_cfg (this runs any code stored in it).'
+    )
 
 
 def _sharded_hint(unknown) -> str:

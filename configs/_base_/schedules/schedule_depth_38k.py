@@ -68,5 +68,5 @@ default_hooks = dict(
         rule='less',
     ),  # the hosted configs' save_best
     sampler_seed=dict(type='DistSamplerSeedHook'),
-    visualization=dict(type='SegVisualizationHook'),
+    visualization=dict(type='StoredOrderSegVisualizationHook'),
 )

@@ -54,5 +54,5 @@ default_hooks = dict(
     param_scheduler=dict(type='ParamSchedulerHook'),
     checkpoint=dict(type='CheckpointHook', by_epoch=False, interval=1600, max_keep_ckpts=2),
     sampler_seed=dict(type='DistSamplerSeedHook'),
-    visualization=dict(type='SegVisualizationHook'),
+    visualization=dict(type='StoredOrderSegVisualizationHook'),
 )

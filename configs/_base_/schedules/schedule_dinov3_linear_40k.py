@@ -48,5 +48,5 @@ default_hooks = dict(
         rule='greater',
     ),
     sampler_seed=dict(type='DistSamplerSeedHook'),
-    visualization=dict(type='SegVisualizationHook'),
+    visualization=dict(type='StoredOrderSegVisualizationHook'),
 )

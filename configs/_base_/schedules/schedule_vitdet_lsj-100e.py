@@ -36,7 +36,7 @@ default_hooks = dict(
     param_scheduler=dict(type='ParamSchedulerHook'),
     checkpoint=dict(type='CheckpointHook', by_epoch=False, interval=18438, max_keep_ckpts=2),
     sampler_seed=dict(type='DistSamplerSeedHook'),
-    visualization=dict(type='DetVisualizationHook'),
+    visualization=dict(type='StoredOrderDetVisualizationHook'),
 )
 # The lr above is for a total batch of 64; --cfg-options auto_scale_lr.enable=True rescales it.
 auto_scale_lr = dict(enable=False, base_batch_size=64)
