@@ -75,6 +75,7 @@ def _row(model, ops):
         ops=ops,
         kernels=ops and 80,
         casts=ops and 3,
+        attention=ops and 'flash',
         gemms=ops and 2,
     )
 
@@ -84,9 +85,9 @@ def test_training_tables_show_the_op_counts():
     result = dict(setting=setting, device='cpu', gemm_gflops_per_s=1.0, baseline='timm-ls')
     table = format_table(dict(result, rows=[_row('timm-ls', 100), _row('specvit+compile', None)]))
     head, columns, _, counted, compiled = table.splitlines()
-    assert columns.endswith('| compile s | ops | kernels | casts | GEMMs |')
-    assert counted.endswith('| - | - | 100 | 80 | 3 | 2 |')
-    assert compiled.endswith('| - | - | - | - | - | - |')
+    assert columns.endswith('| compile s | ops | kernels | casts | GEMMs | attention |')
+    assert counted.endswith('| - | - | 100 | 80 | 3 | 2 | flash |')
+    assert compiled.endswith('| - | - | - | - | - | - | - |')
     inference = format_table(dict(result, rows=[_row('timm-ls', None)]))
     assert inference.splitlines()[1].endswith('| memory MB | compile s |')
 
@@ -94,7 +95,8 @@ def test_training_tables_show_the_op_counts():
 def test_a_case_counts_ops_in_training_only():
     training = Case('timm-ls', 't8', 32, 4, 'bf16', 'training', CPU)
     counts = training.op_counts()
-    assert set(counts) == {'ops', 'kernels', 'casts', 'gemms'}
+    assert set(counts) == {'ops', 'kernels', 'casts', 'gemms', 'attention'}
+    assert counts['attention'] == 'flash_for_cpu'  # SDPA's fused CPU kernel
     assert counts['ops'] > counts['kernels'] > counts['gemms'] > 0
     assert all(p.grad is None for p in training.eager.parameters())  # not left behind
     assert Case('timm-ls', 't8', 32, 4, 'bf16', 'inference', CPU).op_counts() is None
