@@ -6,12 +6,37 @@ from .boundaries import mask_to_polygons
 from .catalog import GENERATOR_VERSION, SPLITS, iter_scenes
 from .files import save_jpeg, write_json
 
-COCO_CATEGORIES = (
-    {'supercategory': 'person', 'id': 1, 'name': 'person'},
-    {'supercategory': 'vehicle', 'id': 2, 'name': 'bicycle'},
-    {'supercategory': 'vehicle', 'id': 3, 'name': 'car'},
-    {'supercategory': 'furniture', 'id': 62, 'name': 'chair'},
-    {'supercategory': 'furniture', 'id': 67, 'name': 'dining table'},
+# COCO 2017's 80 categories as its instances_*.json list them (ids with COCO's gaps; each
+# supercategory from its first id on), so that every COCO config finds its classes in the demo
+# file; the scenes draw five of them.
+COCO_NAMES = (
+    'person', 'bicycle', 'car', 'motorcycle', 'airplane', 'bus', 'train', 'truck', 'boat',
+    'traffic light', 'fire hydrant', 'stop sign', 'parking meter', 'bench', 'bird', 'cat', 'dog',
+    'horse', 'sheep', 'cow', 'elephant', 'bear', 'zebra', 'giraffe', 'backpack', 'umbrella',
+    'handbag', 'tie', 'suitcase', 'frisbee', 'skis', 'snowboard', 'sports ball', 'kite',
+    'baseball bat', 'baseball glove', 'skateboard', 'surfboard', 'tennis racket', 'bottle',
+    'wine glass', 'cup', 'fork', 'knife', 'spoon', 'bowl', 'banana', 'apple', 'sandwich', 'orange',
+    'broccoli', 'carrot', 'hot dog', 'pizza', 'donut', 'cake', 'chair', 'couch', 'potted plant',
+    'bed', 'dining table', 'toilet', 'tv', 'laptop', 'mouse', 'remote', 'keyboard', 'cell phone',
+    'microwave', 'oven', 'toaster', 'sink', 'refrigerator', 'book', 'clock', 'vase', 'scissors',
+    'teddy bear', 'hair drier', 'toothbrush',
+)  # fmt: skip
+COCO_CATEGORY_IDS = (
+    *range(1, 12), *range(13, 26), 27, 28, *range(31, 45), *range(46, 66), 67, 70,
+    *range(72, 83), *range(84, 91),
+)  # fmt: skip
+SUPERCATEGORIES = (
+    (1, 'person'), (2, 'vehicle'), (10, 'outdoor'), (16, 'animal'), (27, 'accessory'),
+    (34, 'sports'), (44, 'kitchen'), (52, 'food'), (62, 'furniture'), (72, 'electronic'),
+    (78, 'appliance'), (84, 'indoor'),
+)  # fmt: skip
+COCO_CATEGORIES = tuple(
+    {
+        'supercategory': next(sup for first, sup in reversed(SUPERCATEGORIES) if first <= i),
+        'id': i,
+        'name': name,
+    }
+    for i, name in zip(COCO_CATEGORY_IDS, COCO_NAMES, strict=True)
 )
 COCO_IDS = {'person': 1, 'bicycle': 2, 'car': 3, 'chair': 62, 'table': 67}
 COCO_MIN_VISIBLE_AREA = 20  # pixels
