@@ -11,6 +11,8 @@ A)^T + (b_cls - b)`` to the CLS rows instead: the shared weight acts on every ro
 the output is ``F.linear``'s bit for bit.
 """
 
+import contextlib
+
 import torch
 import torch.nn.functional as F
 from torch.autograd.function import once_differentiable
@@ -55,12 +57,13 @@ class _SpecializedLinear(torch.autograd.Function):
     def forward(ctx, x, weight, bias, cls_weight, cls_bias, num_cls, delta):
         ctx.dtypes = x.dtype, weight.dtype
         device = x.device.type
-        if torch.amp.is_autocast_available(device) and torch.is_autocast_enabled(device):
+        autocast = torch.amp.is_autocast_available(device) and torch.is_autocast_enabled(device)
+        if autocast:
             dtype = torch.get_autocast_dtype(device)
             x, weight, cls_weight = x.to(dtype), weight.to(dtype), cls_weight.to(dtype)
             bias = None if bias is None else bias.to(dtype)
             cls_bias = None if cls_bias is None else cls_bias.to(dtype)
-        with torch.autocast(device, enabled=False):
+        with torch.autocast(device, enabled=False) if autocast else contextlib.nullcontext():
             out = F.linear(x, weight, bias)
             cls = F.linear(x.narrow(1, 0, num_cls), cls_weight, cls_bias)
         rows = out.narrow(1, 0, num_cls)
