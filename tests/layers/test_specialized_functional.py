@@ -1,7 +1,11 @@
 import pytest
 import torch
 
-from vitspec.layers.specialized_functional import specialized_layer_norm, specialized_linear
+from vitspec.layers.specialized_functional import (
+    lora_linear,
+    specialized_layer_norm,
+    specialized_linear,
+)
 
 
 def leaf(*shape):
@@ -22,6 +26,15 @@ def test_linear_gradcheck(num_cls, bias):
     b, cls_b = (leaf(4), leaf(4)) if bias else (None, None)
     args = (leaf(2, 6, 5), leaf(4, 5), b, leaf(4, 5), cls_b)
     assert torch.autograd.gradcheck(lambda *a: specialized_linear(*a, num_cls), args)
+
+
+@pytest.mark.parametrize('num_cls', [1, 3])
+@pytest.mark.parametrize('bias', [True, False])
+def test_lora_linear_gradcheck(num_cls, bias):
+    torch.manual_seed(0)
+    b, cls_b = (leaf(4), leaf(4)) if bias else (None, None)
+    args = (leaf(2, 6, 5), leaf(4, 5), b, leaf(2, 5), leaf(4, 2), cls_b)
+    assert torch.autograd.gradcheck(lambda *a: lora_linear(*a, num_cls), args)
 
 
 @pytest.mark.parametrize('op', ['norm', 'linear'])

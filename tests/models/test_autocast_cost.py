@@ -98,12 +98,13 @@ def test_specialization_adds_kernels_on_the_cls_rows_only(counts, form):
     """Bounds per specialized layer, which must act on the CLS rows (small tensors): a norm adds
     at most 8 kernels (the CLS norm and its backward, two row writes, two affine-gradient
     corrections; on the CPU two copies of mean and rstd), a LayerScale 3 (the per-token scale
-    and two sums), a qkv 24 (the CLS rows' GEMMs, sums and casts, the weight difference) and 3
-    GEMMs (LoRA: 6, with the product B A). The whole activations are cast as often as without.
+    and two sums), a qkv 24 (the CLS rows' GEMMs, sums and casts, the bias difference) and 3
+    GEMMs (LoRA: 7, through its rank-r factors on the CLS rows). The whole activations are cast
+    as often as without.
 
-    Measured here (ViT-S/16, bf16): 43-48 % more kernels than specvit-ls, not the 10 % first
+    Measured here (ViT-S/16, bf16): 43-46 % more kernels than specvit-ls, not the 10 % first
     aimed at: each of the 52 specialized layers needs its own kernels on the CLS rows."""
     ours, ls = counts[form], counts['ls']
     assert ours.activation_casts(BATCH, TOKENS) <= ls.activation_casts(BATCH, TOKENS)
-    assert ours.gemms <= ls.gemms + SPEC_QKV * (6 if form == 'lora' else 3)
+    assert ours.gemms <= ls.gemms + SPEC_QKV * (7 if form == 'lora' else 3)
     assert ours.kernels <= ls.kernels + 8 * SPEC_NORMS + 3 * SPEC_SCALES + 24 * SPEC_QKV

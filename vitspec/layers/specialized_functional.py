@@ -49,50 +49,59 @@ class _SpecializedLayerNorm(torch.autograd.Function):
 
 class _SpecializedLinear(torch.autograd.Function):
     """``F.linear(x, weight, bias)`` on all tokens; on the first ``num_cls``, ``F.linear(x_cls,
-    cls_weight, cls_bias)`` instead, or with ``delta`` added to it (the CLS weight is then
-    ``weight + cls_weight``). Under autocast the inputs are cast once, here, and the cast copies
-    are what backward reads: no second cast of x."""
+    cls_weight, cls_bias)`` instead (full form), or with ``(x_cls A^T) B^T + cls_bias`` added
+    to it (LoRA: the CLS weight is ``weight + B A``, its bias ``bias + cls_bias``). Under
+    autocast the inputs are cast once, here, and the cast copies are what backward reads."""
 
     @staticmethod
-    def forward(ctx, x, weight, bias, cls_weight, cls_bias, num_cls, delta):
-        ctx.dtypes = x.dtype, weight.dtype
+    def forward(ctx, x, weight, bias, cls_weight, lora_a, lora_b, cls_bias, num_cls):
+        ctx.dtypes = [t.dtype if t is not None else None for t in (x, weight, lora_a)]
         device = x.device.type
         autocast = torch.amp.is_autocast_available(device) and torch.is_autocast_enabled(device)
         if autocast:
             dtype = torch.get_autocast_dtype(device)
-            x, weight, cls_weight = x.to(dtype), weight.to(dtype), cls_weight.to(dtype)
-            bias = None if bias is None else bias.to(dtype)
-            cls_bias = None if cls_bias is None else cls_bias.to(dtype)
+            x, weight, bias, cls_weight, lora_a, lora_b, cls_bias = (
+                None if t is None else t.to(dtype)
+                for t in (x, weight, bias, cls_weight, lora_a, lora_b, cls_bias)
+            )
         with torch.autocast(device, enabled=False) if autocast else contextlib.nullcontext():
             out = F.linear(x, weight, bias)
-            cls = F.linear(x.narrow(1, 0, num_cls), cls_weight, cls_bias)
-        rows = out.narrow(1, 0, num_cls)
-        rows.add_(cls) if delta else rows.copy_(cls)
-        ctx.save_for_backward(x, weight, cls_weight)
-        ctx.num_cls, ctx.delta, ctx.has_bias = num_cls, delta, bias is not None
+            x_cls, rows = x.narrow(1, 0, num_cls), out.narrow(1, 0, num_cls)
+            if lora_a is None:
+                rows.copy_(F.linear(x_cls, cls_weight, cls_bias))
+            else:
+                rows.add_(F.linear(F.linear(x_cls, lora_a), lora_b, cls_bias))
+        ctx.save_for_backward(x, weight, cls_weight, lora_a, lora_b)
+        ctx.num_cls, ctx.has_bias = num_cls, bias is not None
         return out
 
     @staticmethod
     @once_differentiable
     def backward(ctx, dy):
-        x, weight, cls_weight = ctx.saved_tensors
-        n, (x_dtype, w_dtype) = ctx.num_cls, ctx.dtypes
+        x, weight, cls_weight, lora_a, lora_b = ctx.saved_tensors
+        n, (x_dtype, w_dtype, lora_dtype) = ctx.num_cls, ctx.dtypes
         dy = dy.to(x.dtype)
-        dy_cls, x_cls = dy.narrow(1, 0, n), x.narrow(1, 0, n)
         dx = dy @ weight
-        rows, dx_cls = dx.narrow(1, 0, n), dy_cls @ cls_weight
-        rows.add_(dx_cls) if ctx.delta else rows.copy_(dx_cls)
+        dy_cls, x_cls = dy.narrow(1, 0, n).flatten(0, -2), x.narrow(1, 0, n).flatten(0, -2)
+        rows = dx.narrow(1, 0, n)
         dy_all, x_all = dy.flatten(0, -2), x.flatten(0, -2)
-        dy_cls, x_cls = dy_cls.flatten(0, -2), x_cls.flatten(0, -2)
-        grads = [dy_all.T @ x_all, None, dy_cls.T @ x_cls, None]
-        if ctx.has_bias:
-            grads[1], grads[3] = dy_all.sum(0), dy_cls.sum(0)
-        if not ctx.delta:  # the shared parameters did not act on the CLS rows
-            grads[0].sub_(grads[2])
+        dw, db = dy_all.T @ x_all, dy_all.sum(0) if ctx.has_bias else None
+        dcls_bias = dy_cls.sum(0) if ctx.has_bias else None
+        dcls_weight = da = dbb = None
+        if lora_a is None:
+            rows.copy_((dy_cls @ cls_weight).view_as(rows))
+            dcls_weight = dy_cls.T @ x_cls
+            dw.sub_(dcls_weight)  # the shared weight did not act on the CLS rows
             if ctx.has_bias:
-                grads[1].sub_(grads[3])
-        grads = (None if g is None else g.to(w_dtype) for g in grads)
-        return (dx.to(x_dtype), *grads, None, None)
+                db.sub_(dcls_bias)
+        else:
+            dh = dy_cls @ lora_b  # (B n, r)
+            rows.add_((dh @ lora_a).view_as(rows))
+            da, dbb = dh.T @ x_cls, dy_cls.T @ (x_cls @ lora_a.T)
+        grads = [(g, w_dtype) for g in (dw, db, dcls_weight)]
+        grads += [(g, lora_dtype) for g in (da, dbb)] + [(dcls_bias, w_dtype)]
+        grads = [None if g is None else g.to(dtype) for g, dtype in grads]
+        return (dx.to(x_dtype), *grads, None)
 
 
 def specialized_layer_norm(x, weight, bias, cls_weight, cls_bias, eps, num_cls):
@@ -102,11 +111,11 @@ def specialized_layer_norm(x, weight, bias, cls_weight, cls_bias, eps, num_cls):
 
 def specialized_linear(x, weight, bias, cls_weight, cls_bias, num_cls):
     """``F.linear`` of tokens (B, N, in), the first `num_cls` with ``cls_weight``, ``cls_bias``."""
-    return _SpecializedLinear.apply(x, weight, bias, cls_weight, cls_bias, num_cls, False)
+    return _SpecializedLinear.apply(x, weight, bias, cls_weight, None, None, cls_bias, num_cls)
 
 
 def lora_linear(x, weight, bias, lora_a, lora_b, cls_bias, num_cls):
     """``F.linear`` of tokens (B, N, in), the first `num_cls` with the weight ``weight + lora_b
-    @ lora_a`` and ``cls_bias``; the rank-r product is formed once, a (out, in) matrix."""
+    @ lora_a`` and ``cls_bias``, through the rank-r factors (never an (out, in) product)."""
     dbias = None if bias is None else cls_bias - bias
-    return _SpecializedLinear.apply(x, weight, bias, lora_b @ lora_a, dbias, num_cls, True)
+    return _SpecializedLinear.apply(x, weight, bias, None, lora_a, lora_b, dbias, num_cls)
