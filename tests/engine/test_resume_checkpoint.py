@@ -11,7 +11,7 @@ from mmengine.model import BaseModel
 from torch.utils.data import Dataset
 
 import vitspec.engine  # noqa: F401  registers SafeIOHook
-from tests.utils import ROOT
+from tests.utils import ROOT, restored_mmengine_instances
 from vitspec.apis.runner import build_runner
 from vitspec.engine import StrictLoadRunner
 from vitspec.engine.resume_checkpoint import checkpoint_to_resume
@@ -57,7 +57,8 @@ def runner(work_dir, max_iters, **kwargs):
 @pytest.fixture(scope='module')
 def trained(tmp_path_factory):
     work = tmp_path_factory.mktemp('work_dirs') / 'fcn_demo'
-    runner(work, max_iters=2).train()
+    with restored_mmengine_instances():  # module scope: outside each test's own restore
+        runner(work, max_iters=2).train()
     return work
 
 
