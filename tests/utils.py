@@ -14,6 +14,7 @@ from mmengine.logging import MMLogger
 from mmengine.optim import build_optim_wrapper
 from mmengine.registry import PARAM_SCHEDULERS
 from mmengine.utils import ManagerMixin
+from torch.utils.data import Dataset
 
 from vitspec.demo import DATA_ROOTS
 from vitspec.demo.cli import main as write_demo_data
@@ -118,3 +119,16 @@ def schedule_trace(path):
         for scheduler in schedulers:
             scheduler.step()
     return lrs, betas
+
+
+class Ones(Dataset):
+    """``length`` samples of ``inputs=torch.ones(2)``: the data of the tiny-runner tests."""
+
+    def __init__(self, length: int):
+        self.length = length
+
+    def __len__(self):
+        return self.length
+
+    def __getitem__(self, i):
+        return dict(inputs=torch.ones(2))

@@ -7,9 +7,9 @@ import pytest
 import torch
 from mmengine.model import BaseModel
 from mmengine.runner import Runner
-from torch.utils.data import Dataset
 
 import vitspec.engine  # noqa: F401  registers SafeIOHook and the wrapper
+from tests.utils import Ones
 from vitspec.engine.finite_checkpoint import check_finite_weights
 
 
@@ -29,20 +29,12 @@ class RunningMeanOfLoss(BaseModel):
         return dict(loss=loss)
 
 
-class Ones(Dataset):
-    def __len__(self):
-        return 8
-
-    def __getitem__(self, i):
-        return dict(inputs=torch.ones(2))
-
-
 def test_nan_buffer_is_not_saved_and_the_run_stops(tmp_path):
     runner = Runner(
         model=RunningMeanOfLoss(),
         work_dir=str(tmp_path),
         train_dataloader=dict(
-            dataset=Ones(),
+            dataset=Ones(8),
             batch_size=1,
             collate_fn=dict(type='default_collate'),
             sampler=dict(type='InfiniteSampler', shuffle=False),

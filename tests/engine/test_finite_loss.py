@@ -5,9 +5,9 @@ import torch
 from mmengine.config import Config
 from mmengine.model import BaseModel
 from mmengine.runner import Runner
-from torch.utils.data import Dataset
 
 import vitspec  # noqa: F401  registers FiniteLossOptimWrapper
+from tests.utils import Ones
 from vitspec.apis.runner import enable_amp
 from vitspec.engine import FiniteLossAmpOptimWrapper
 
@@ -26,20 +26,12 @@ class NanAtThirdStep(BaseModel):
         return dict(loss=loss)
 
 
-class Ones(Dataset):
-    def __len__(self):
-        return 8
-
-    def __getitem__(self, i):
-        return dict(inputs=torch.ones(2))
-
-
 def run(tmp_path, kind='FiniteLossOptimWrapper', **wrapper):
     runner = Runner(
         model=NanAtThirdStep(),
         work_dir=str(tmp_path),
         train_dataloader=dict(
-            dataset=Ones(),
+            dataset=Ones(8),
             batch_size=1,
             collate_fn=dict(type='default_collate'),
             sampler=dict(type='InfiniteSampler', shuffle=False),

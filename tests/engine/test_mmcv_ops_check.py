@@ -12,10 +12,9 @@ from mmengine.config import Config
 from mmengine.model import BaseModel
 from mmengine.registry import HOOKS
 from mmengine.runner import Runner
-from torch.utils.data import Dataset
 
 import vitspec  # noqa: F401  registers the hook
-from tests.utils import ROOT
+from tests.utils import ROOT, Ones
 from vitspec.engine import mmcv_ops_check
 from vitspec.engine.mmcv_ops_check import MmcvCudaOpsCheckHook
 from vitspec.errors import MmcvOpsError
@@ -30,14 +29,6 @@ class Counting(BaseModel):
     def forward(self, inputs, data_samples=None, mode='tensor'):
         self.calls += 1
         return dict(loss=(self.w * inputs).sum() ** 2)
-
-
-class Ones(Dataset):
-    def __len__(self):
-        return 4
-
-    def __getitem__(self, i):
-        return dict(inputs=torch.ones(2))
 
 
 def stand_in(monkeypatch, on_cuda, ops_have_cuda):
@@ -74,7 +65,7 @@ def runner_with_hook(model, work_dir):
         model=model,
         work_dir=str(work_dir),
         train_dataloader=dict(
-            dataset=Ones(),
+            dataset=Ones(4),
             batch_size=1,
             collate_fn=dict(type='default_collate'),
             sampler=dict(type='InfiniteSampler', shuffle=False),

@@ -8,10 +8,9 @@ import pytest
 import torch
 from mmengine.config import Config
 from mmengine.model import BaseModel
-from torch.utils.data import Dataset
 
 import vitspec.engine  # noqa: F401  registers SafeIOHook
-from tests.utils import ROOT, restored_mmengine_instances
+from tests.utils import ROOT, Ones, restored_mmengine_instances
 from vitspec.apis.runner import build_runner
 from vitspec.engine import StrictLoadRunner
 from vitspec.engine.resume_checkpoint import checkpoint_to_resume
@@ -27,20 +26,12 @@ class Linear(BaseModel):
         return dict(loss=((self.w * inputs).sum() - 1) ** 2)
 
 
-class Ones(Dataset):
-    def __len__(self):
-        return 4
-
-    def __getitem__(self, i):
-        return dict(inputs=torch.ones(2))
-
-
 def runner(work_dir, max_iters, **kwargs):
     return StrictLoadRunner(
         model=Linear(),
         work_dir=str(work_dir),
         train_dataloader=dict(
-            dataset=Ones(),
+            dataset=Ones(4),
             batch_size=1,
             collate_fn=dict(type='default_collate'),
             sampler=dict(type='InfiniteSampler', shuffle=False),

@@ -10,9 +10,9 @@ from mmengine.fileio import get_file_backend
 from mmengine.hooks import Hook
 from mmengine.model import BaseModel
 from mmengine.runner import CheckpointLoader, Runner, checkpoint
-from torch.utils.data import Dataset
 
 import vitspec.engine  # noqa: F401  registers SafeIOHook
+from tests.utils import Ones
 from vitspec.fileio import AtomicLocalBackend, load_local_checkpoint
 
 
@@ -23,14 +23,6 @@ class Linear(BaseModel):
 
     def forward(self, inputs, mode='tensor'):
         return dict(loss=((self.w * inputs).sum() - 1) ** 2)
-
-
-class Ones(Dataset):
-    def __len__(self):
-        return 4
-
-    def __getitem__(self, i):
-        return dict(inputs=torch.ones(2))
 
 
 class RecordBackend(Hook):
@@ -44,7 +36,7 @@ def runner(work_dir, max_iters, **kwargs):
         model=Linear(init_cfg=kwargs.pop('init_cfg', None)),
         work_dir=str(work_dir),
         train_dataloader=dict(
-            dataset=Ones(),
+            dataset=Ones(4),
             batch_size=1,
             collate_fn=dict(type='default_collate'),
             sampler=dict(type='InfiniteSampler', shuffle=False),

@@ -8,9 +8,9 @@ import pytest
 import torch
 from mmengine.model import BaseModel
 from mmengine.runner import Runner
-from torch.utils.data import Dataset
 
 import vitspec.engine  # noqa: F401  registers the wrappers and SafeIOHook
+from tests.utils import Ones
 from vitspec.engine import FiniteLossAmpOptimWrapper
 from vitspec.engine.skipped_steps import SkippedSteps
 
@@ -33,21 +33,13 @@ class NanGradients(BaseModel):
         return dict(loss=((self.w * inputs).sum() - 1) ** 2)
 
 
-class Ones(Dataset):
-    def __len__(self):
-        return 8
-
-    def __getitem__(self, i):
-        return dict(inputs=torch.ones(2))
-
-
 def runner(tmp_path, model, max_iters, **wrapper):
     wrapper.setdefault('type', 'FiniteLossOptimWrapper')
     return Runner(
         model=model,
         work_dir=str(tmp_path),
         train_dataloader=dict(
-            dataset=Ones(),
+            dataset=Ones(8),
             batch_size=1,
             collate_fn=dict(type='default_collate'),
             sampler=dict(type='InfiniteSampler', shuffle=False),
