@@ -132,3 +132,13 @@ class Ones(Dataset):
 
     def __getitem__(self, i):
         return dict(inputs=torch.ones(2))
+
+
+def ones_loader(length: int) -> dict:
+    """A Runner's train_dataloader over `Ones`, one sample a step, endless."""
+    return dict(
+        dataset=Ones(length),
+        batch_size=1,
+        collate_fn=dict(type='default_collate'),
+        sampler=dict(type='InfiniteSampler', shuffle=False),
+    )

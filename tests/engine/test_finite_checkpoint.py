@@ -9,7 +9,7 @@ from mmengine.model import BaseModel
 from mmengine.runner import Runner
 
 import vitspec.engine  # noqa: F401  registers SafeIOHook and the wrapper
-from tests.utils import Ones
+from tests.utils import ones_loader
 from vitspec.engine.finite_checkpoint import check_finite_weights
 
 
@@ -33,12 +33,7 @@ def test_nan_buffer_is_not_saved_and_the_run_stops(tmp_path):
     runner = Runner(
         model=RunningMeanOfLoss(),
         work_dir=str(tmp_path),
-        train_dataloader=dict(
-            dataset=Ones(8),
-            batch_size=1,
-            collate_fn=dict(type='default_collate'),
-            sampler=dict(type='InfiniteSampler', shuffle=False),
-        ),
+        train_dataloader=ones_loader(8),
         optim_wrapper=dict(
             type='FiniteLossOptimWrapper', nonfinite='skip', optimizer=dict(type='SGD', lr=0.01)
         ),

@@ -7,7 +7,7 @@ from mmengine.model import BaseModel
 from mmengine.runner import Runner
 
 import vitspec  # noqa: F401  registers FiniteLossOptimWrapper
-from tests.utils import Ones
+from tests.utils import ones_loader
 from vitspec.apis.runner import enable_amp
 from vitspec.engine import FiniteLossAmpOptimWrapper
 
@@ -30,12 +30,7 @@ def run(tmp_path, kind='FiniteLossOptimWrapper', **wrapper):
     runner = Runner(
         model=NanAtThirdStep(),
         work_dir=str(tmp_path),
-        train_dataloader=dict(
-            dataset=Ones(8),
-            batch_size=1,
-            collate_fn=dict(type='default_collate'),
-            sampler=dict(type='InfiniteSampler', shuffle=False),
-        ),
+        train_dataloader=ones_loader(8),
         optim_wrapper=dict(type=kind, **wrapper),
         train_cfg=dict(by_epoch=False, max_iters=5),
         default_hooks=dict(checkpoint=dict(type='CheckpointHook', interval=1, by_epoch=False)),

@@ -14,7 +14,7 @@ from mmengine.registry import HOOKS
 from mmengine.runner import Runner
 
 import vitspec  # noqa: F401  registers the hook
-from tests.utils import ROOT, Ones
+from tests.utils import ROOT, ones_loader
 from vitspec.engine import mmcv_ops_check
 from vitspec.engine.mmcv_ops_check import MmcvCudaOpsCheckHook
 from vitspec.errors import MmcvOpsError
@@ -64,12 +64,7 @@ def runner_with_hook(model, work_dir):
     return Runner(
         model=model,
         work_dir=str(work_dir),
-        train_dataloader=dict(
-            dataset=Ones(4),
-            batch_size=1,
-            collate_fn=dict(type='default_collate'),
-            sampler=dict(type='InfiniteSampler', shuffle=False),
-        ),
+        train_dataloader=ones_loader(4),
         optim_wrapper=dict(optimizer=dict(type='SGD', lr=0.01)),
         train_cfg=dict(by_epoch=False, max_iters=2),
         custom_hooks=[dict(type='MmcvCudaOpsCheckHook')],

@@ -10,7 +10,7 @@ from mmengine.config import Config
 from mmengine.model import BaseModel
 
 import vitspec.engine  # noqa: F401  registers SafeIOHook
-from tests.utils import ROOT, Ones, restored_mmengine_instances
+from tests.utils import ROOT, ones_loader, restored_mmengine_instances
 from vitspec.apis.runner import build_runner
 from vitspec.engine import StrictLoadRunner
 from vitspec.engine.resume_checkpoint import checkpoint_to_resume
@@ -30,12 +30,7 @@ def runner(work_dir, max_iters, **kwargs):
     return StrictLoadRunner(
         model=Linear(),
         work_dir=str(work_dir),
-        train_dataloader=dict(
-            dataset=Ones(4),
-            batch_size=1,
-            collate_fn=dict(type='default_collate'),
-            sampler=dict(type='InfiniteSampler', shuffle=False),
-        ),
+        train_dataloader=ones_loader(4),
         optim_wrapper=dict(optimizer=dict(type='SGD', lr=0.1)),
         train_cfg=dict(by_epoch=False, max_iters=max_iters),
         default_hooks=dict(checkpoint=dict(type='CheckpointHook', interval=2, by_epoch=False)),

@@ -12,7 +12,7 @@ from mmengine.model import BaseModel
 from mmengine.runner import CheckpointLoader, Runner, checkpoint
 
 import vitspec.engine  # noqa: F401  registers SafeIOHook
-from tests.utils import Ones
+from tests.utils import ones_loader
 from vitspec.fileio import AtomicLocalBackend, load_local_checkpoint
 
 
@@ -35,12 +35,7 @@ def runner(work_dir, max_iters, **kwargs):
     return Runner(
         model=Linear(init_cfg=kwargs.pop('init_cfg', None)),
         work_dir=str(work_dir),
-        train_dataloader=dict(
-            dataset=Ones(4),
-            batch_size=1,
-            collate_fn=dict(type='default_collate'),
-            sampler=dict(type='InfiniteSampler', shuffle=False),
-        ),
+        train_dataloader=ones_loader(4),
         optim_wrapper=dict(optimizer=dict(type='SGD', lr=0.01)),
         train_cfg=dict(by_epoch=False, max_iters=max_iters),
         default_hooks=dict(checkpoint=dict(type='CheckpointHook', interval=2, by_epoch=False)),

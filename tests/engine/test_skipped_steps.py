@@ -10,7 +10,7 @@ from mmengine.model import BaseModel
 from mmengine.runner import Runner
 
 import vitspec.engine  # noqa: F401  registers the wrappers and SafeIOHook
-from tests.utils import Ones
+from tests.utils import ones_loader
 from vitspec.engine import FiniteLossAmpOptimWrapper
 from vitspec.engine.skipped_steps import SkippedSteps
 
@@ -38,12 +38,7 @@ def runner(tmp_path, model, max_iters, **wrapper):
     return Runner(
         model=model,
         work_dir=str(tmp_path),
-        train_dataloader=dict(
-            dataset=Ones(8),
-            batch_size=1,
-            collate_fn=dict(type='default_collate'),
-            sampler=dict(type='InfiniteSampler', shuffle=False),
-        ),
+        train_dataloader=ones_loader(8),
         optim_wrapper=dict(optimizer=dict(type='SGD', lr=0.01), **wrapper),
         train_cfg=dict(by_epoch=False, max_iters=max_iters),
         default_hooks=dict(checkpoint=dict(type='CheckpointHook', interval=1, by_epoch=False)),
