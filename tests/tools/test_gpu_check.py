@@ -1,7 +1,7 @@
 """tools/gpu_check.sh and vitspec.apis.gpu_check: the no-GPU answer, the loss comparison,
 timing summary and report on made-up numbers, and its runs with --device cpu: the whole check
 with stand-in runs, and the multi-process branch for real on 2 CPU processes (gloo). The op
-comparison has its own tests (test_mmcv_ops_comparison.py)."""
+comparison has its own tests (tests/apis/test_mmcv_ops_comparison.py)."""
 
 import json
 import math
