@@ -22,6 +22,7 @@ ALLOWED = {
     'errors': set(),
     'version': set(),
     'depth_crops': set(),
+    'config_dir': set(),
     'fileio': {'errors'},
     'layers': {'errors'},
     'checkpoints': {'errors', 'fileio', 'layers'},
