@@ -12,6 +12,7 @@ from tests.utils import ROOT
 from vitspec.apis.technique_comparison import check_comparable, frozen
 from vitspec.layers.specialized import is_cls_key
 from vitspec.models import SpecViT
+from vitspec.models.backbones.spec_vit import SPECIALIZE
 
 TECHNIQUE = re.compile(r'-(spec-lora|spec|tg-dct|tg-svd|ls|lws)_')
 CONFIGS = sorted(
@@ -50,3 +51,12 @@ def test_technique_config_differs_from_its_plain_twin_in_the_technique_only(path
         cls = [p.requires_grad for n, p in model.named_parameters() if is_cls_key(n)]
         assert all(cls) and (cls or model.token_graying is not None)
         assert model(torch.randn(1, 3, 28, 28))[0].shape[1] == 32
+
+
+@pytest.mark.parametrize('name', ['specialized', 'specialized_lora'])
+def test_specialization_fragment_states_only_what_differs_from_specvits_defaults(name):
+    fragment = ROOT / 'configs/_base_/models/techniques' / f'{name}.py'
+    given = Config.fromfile(fragment).technique.specialize
+    given = {} if given is True else given  # True: SpecViT's defaults
+    restated = [k for k, v in given.items() if SPECIALIZE.get(k) == v]
+    assert not restated, f'{fragment.name} restates SpecViT.SPECIALIZE defaults: {restated}'

@@ -17,13 +17,14 @@ TECHNIQUE_KEYS = (
 
 
 def flatten(node, prefix=''):
-    if isinstance(node, dict):
+    """Dotted keys to leaves; an empty dict or list is a leaf (``specialize=dict()`` is on)."""
+    if isinstance(node, dict) and node:
         return {
             k: v
             for key, value in node.items()
             for k, v in flatten(value, f'{prefix}{key}.').items()
         }
-    if isinstance(node, (list, tuple)):
+    if isinstance(node, (list, tuple)) and node:
         return {
             k: v for i, value in enumerate(node) for k, v in flatten(value, f'{prefix}{i}.').items()
         }
@@ -39,7 +40,7 @@ def recipe_differences(a: Config, b: Config):
     technique = [
         k
         for k in differ
-        if k.startswith('technique.')  # the fragments' variable
+        if k.split('.')[0] == 'technique'  # the fragments' variable
         or any(k.startswith(f'model.backbone.{t}') for t in TECHNIQUE_KEYS)
     ]
     return technique, [k for k in differ if k not in technique]
