@@ -10,7 +10,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from vitspec.apis.model_table import ROOT, model_table
+from vitspec.apis.model_table import model_table
+
+ROOT = Path(__file__).resolve().parents[1]  # the checkout: docs/
 
 
 def main(argv=None):

@@ -1,14 +1,16 @@
 """Where vitspec's configs are: the one answer for every part of the package.
 
-An installed package carries them in ``vitspec/.mim/configs`` (where mmengine reads ``vitspec::``
-names, as it reads ``mmseg::`` ones); in a source checkout that folder is a link to the top-level
-``configs/``, and a checkout without it still has ``configs/`` beside the package."""
+An installed package carries them in ``vitspec/.mim/configs`` (where mmseg keeps its own); in a
+source checkout that folder is a link to the top-level ``configs/``, and a checkout without the
+link still has ``configs/`` beside the package. ``vitspec::ade20k/x.py`` names a config there,
+from any folder."""
 
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 SHIPPED = PACKAGE_DIR / '.mim' / 'configs'
 CHECKOUT = PACKAGE_DIR.parent / 'configs'
+SCOPE = 'vitspec::'
 
 
 def config_dir() -> Path:
@@ -20,3 +22,14 @@ def config_dir() -> Path:
         f'vitspec finds no configs: neither {SHIPPED} (an installed package) nor {CHECKOUT} '
         '(a source checkout) exists; reinstall vitspec (pip install .) or use a full checkout'
     )
+
+
+def config_path(name: str) -> str:
+    """The file a config name stands for: ``vitspec::<path below configs/>`` is read in
+    config_dir(); any other name is a file path and is returned as given."""
+    if not name.startswith(SCOPE):
+        return name
+    path = config_dir() / name[len(SCOPE) :]
+    if not path.is_file():
+        raise FileNotFoundError(f'{name}: no such config in {config_dir()}')
+    return str(path)

@@ -19,13 +19,13 @@ from mmengine.config import Config
 from mmengine.logging import MMLogger
 
 from vitspec.checkpoints import load_pretrained
+from vitspec.config_dir import config_dir
 from vitspec.fileio import safe_torch_load
 from vitspec.models.backbones.spec_vit import SpecViT
 
 from .model_table import base_names
-from .reproductions import ROOT
 
-TECHNIQUES_DIR = osp.join(ROOT, 'configs', '_base_', 'models', 'techniques')
+TECHNIQUES = osp.join('_base_', 'models', 'techniques')  # below config_dir()
 
 
 def config_backbone(config_path: str) -> dict:
@@ -41,11 +41,12 @@ def technique_keys(config_path: str = None) -> set:
     if config_path is not None:
         with open(config_path) as f:
             names = base_names(f.read(), 'techniques')
+    techniques = config_dir() / TECHNIQUES
     if not names:
-        names = [n[:-3] for n in sorted(os.listdir(TECHNIQUES_DIR)) if n.endswith('.py')]
+        names = [n[:-3] for n in sorted(os.listdir(techniques)) if n.endswith('.py')]
     keys = set()
     for name in names:
-        keys |= set(Config.fromfile(osp.join(TECHNIQUES_DIR, f'{name}.py')).technique)
+        keys |= set(Config.fromfile(techniques / f'{name}.py').technique)
     return keys
 
 

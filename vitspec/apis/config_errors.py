@@ -9,11 +9,15 @@ import os.path as osp
 
 from mmengine.config import Config
 
+from vitspec.config_dir import config_path
+
 BASE_KEY = '_base_'
 
 
 def load_config(path: str) -> Config:
-    """``Config.fromfile(path)``; a syntax error names the file, the line and its text."""
+    """``Config.fromfile(path)``; a syntax error names the file, the line and its text. A
+    ``vitspec::ade20k/x.py`` name is read from the package's configs (``config_path``)."""
+    path = config_path(path)
     try:
         return Config.fromfile(path)
     except SyntaxError:

@@ -25,7 +25,7 @@ from vitspec.demo.catalog import DATA_ROOTS
 from vitspec.demo.cli import main as write_demo_data
 from vitspec.engine.mmcv_ops_check import missing_kernels_message, mmcv_ops_have_kernels
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[2]  # a checkout: it runs tools/train.py there
 CONFIGS = {
     'segmentation': 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py',
     'depth': 'configs/demo/lin4_specvit-tiny-p8_2xb2-100it_demo-nyu-112x144.py',

@@ -5,7 +5,9 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from .reproductions import ROOT, load_ledger, published
+from vitspec.config_dir import config_dir
+
+from .reproductions import load_ledger, published
 
 DATASETS = [  # folder, task
     ('ade20k', 'semantic segmentation'),
@@ -43,7 +45,7 @@ def describe(config: Path) -> dict:
         backbone=backbone[0] if backbone else stem.split('_')[1],
         method=METHODS.get(stem.split('_')[0], stem.split('_')[0]),
         crop=stem.rsplit('-', 1)[-1],
-        path=config.relative_to(ROOT).as_posix(),
+        path=(Path('configs') / config.resolve().relative_to(config_dir())).as_posix(),
     )
 
 
@@ -55,7 +57,8 @@ def published_results() -> dict:
     return {k: '; '.join(v) for k, v in out.items()}
 
 
-def model_table(configs_dir: Path = ROOT / 'configs') -> str:
+def model_table(configs_dir: Path = None) -> str:
+    configs_dir = configs_dir or config_dir()
     rows = {
         folder: [describe(c) for c in sorted((configs_dir / folder).glob('*.py'))]
         for folder, _ in DATASETS

@@ -12,16 +12,17 @@ from mmengine.config import Config
 
 from vitspec.checkpoints import load_state_dict_strict
 from vitspec.checkpoints.convert import convert_checkpoint
+from vitspec.config_dir import config_dir
 from vitspec.models import SpecViT
 
-FRAGMENT = Path(__file__).resolve().parents[2] / 'configs/_base_/models/backbones/vit-s16_dinov3.py'
+FRAGMENT = Path('_base_/models/backbones/vit-s16_dinov3.py')  # below config_dir()
 TIMM_NAME = 'vit_small_patch16_dinov3'
 PARITY_TOLERANCE = 1e-4
 
 
 def fragment_backbone(dims, layers, heads, patch):
     """SpecViT kwargs of the DINOv3 ViT-S/16 fragment at the benchmark's size, last block out."""
-    cfg = Config.fromfile(str(FRAGMENT)).backbone.to_dict()
+    cfg = Config.fromfile(str(config_dir() / FRAGMENT)).backbone.to_dict()
     cfg.pop('type')
     cfg.pop('init_cfg', None)
     size = dict(embed_dims=dims, num_layers=layers, num_heads=heads, patch_size=patch)
