@@ -138,7 +138,7 @@ def test_attention_and_mlp_read_the_layout_in_the_same_place():
 def test_block_parts_refuse_what_they_cannot_build():
     with pytest.raises(ValueError, match="ffn_type must be one of mlp, swiglu, got 'geglu'"):
         block_parts(2, 64, ffn_type='geglu')
-    with pytest.raises(ValueError, match='specializing LayerScale needs layer_scale_init'):
+    with pytest.raises(ValueError, match='needs a backbone with LayerScale'):
         block_parts(2, 64, spec_layer_scale=True)
 
 

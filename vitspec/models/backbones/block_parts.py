@@ -69,7 +69,11 @@ def block_parts(
     if ffn_type not in FFN_TYPES:
         raise ValueError(f'ffn_type must be one of {", ".join(FFN_TYPES)}, got {ffn_type!r}')
     if spec_layer_scale and not layer_scale_init:
-        raise ValueError('specializing LayerScale needs layer_scale_init')
+        raise ValueError(
+            'specialize.layer_scale=True needs a backbone with LayerScale (layer_scale_init); '
+            'this one has none, so there is nothing to specialize: set '
+            'specialize.layer_scale=False (or None)'
+        )
     qkv_layer = partial(SpecializedLinear, lora_rank=lora_rank) if spec_qkv else Linear
     attn = TalkingHeadAttention if talking_heads else Attention
     ls_layer = None
@@ -124,7 +128,7 @@ def build_blocks(
         widths = layerwise_widths(
             num_layers, embed_dims, head_dim, ls['alpha'], ls['beta'], ffn_divisor=ls['ffn_divisor']
         )
-    spec = spec or dict(blocks=None, qkv_blocks=None, lora_rank=None)
+    spec = spec or dict(blocks=None, qkv_blocks=None, lora_rank=None, layer_scale=False)
     spec_blocks = block_set(spec['blocks'], num_layers, 'specialize.blocks')
     qkv_blocks = block_set(spec['qkv_blocks'], num_layers, 'specialize.qkv_blocks')
     global_blocks = block_set(list(global_attn_indexes), num_layers, 'global_attn_indexes')
@@ -142,9 +146,7 @@ def build_blocks(
             rel_pos_size=rel_pos_size,
             layer_scale_init=layer_scale_init,
             spec_norm=bool(specialized and spec['norm']),
-            spec_layer_scale=bool(
-                specialized and spec['layer_scale'] is not False and layer_scale_init
-            ),
+            spec_layer_scale=specialized and _specializes_layer_scale(spec, layer_scale_init),
             spec_qkv=i in qkv_blocks,
             lora_rank=spec['lora_rank'],
             **common,
@@ -152,3 +154,11 @@ def build_blocks(
         drop_path = drop_path_rate * i / max(num_layers - 1, 1)
         blocks.append(Block(embed_dims, drop_path=drop_path, **parts))
     return blocks
+
+
+def _specializes_layer_scale(spec: dict, layer_scale_init: Optional[float]) -> bool:
+    """``specialize.layer_scale``: None follows the backbone (specialize its LayerScales if it has
+    any); True demands them (`block_parts` refuses a backbone without)."""
+    if spec['layer_scale'] is None:
+        return bool(layer_scale_init)
+    return bool(spec['layer_scale'])

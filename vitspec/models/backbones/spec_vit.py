@@ -176,12 +176,6 @@ class SpecViT(BaseModule):
                 'self-attention stage: use them with pos_embed_cls=False, without '
                 'registers, specialize or output_cls_token'
             )
-        if spec and spec['layer_scale'] and not layer_scale_init:
-            raise ValueError(
-                'specialize.layer_scale=True needs a backbone with LayerScale '
-                '(layer_scale_init); this one has none, so there is nothing to '
-                'specialize: set specialize.layer_scale=False (or None)'
-            )
         if not with_cls_token and (
             pos_embed_cls or spec or self.class_attn or output_cls_token or rel_pos_bias == 'table'
         ):
