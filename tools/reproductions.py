@@ -1,5 +1,6 @@
-"""The reproduction ledger (configs/reproductions.yaml): published results, the configs that
-reproduce them, and the published protocol values each config must hold.
+"""The reproduction ledger (configs/reproductions.yaml and configs/<dataset>/reproductions.yaml):
+published results, the configs that reproduce them, and the published protocol values each config
+must hold. Every ledger file is checked against configs/reproductions.schema.yaml when it is read.
 
     python tools/reproductions.py --check               # every row's fields vs the built configs
     python tools/reproductions.py [--out docs/reproduce.md] [--check-doc]
@@ -39,7 +40,11 @@ def which_checkout(root: Path) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('--ledger', default=str(CHECKOUT / LEDGER_PATH))
+    parser.add_argument(
+        '--ledger',
+        default=str(CHECKOUT / LEDGER_PATH),
+        help='the shared file; the dataset files it lists are read beside it',
+    )
     parser.add_argument('--check', action='store_true', help='compare every row with its config')
     parser.add_argument('--out', help=f"default: {DOC_PATH} of the ledger's checkout")
     parser.add_argument('--check-doc', action='store_true')

@@ -7,9 +7,11 @@ import shutil
 from tests.utils import ROOT
 from vitspec.apis.reproductions import README_END, README_START
 
+SHARED = """
+datasets: [toy]
+sources: {paper: 'the paper, table 1'}
+"""
 LEDGER = """
-sources: {paper: the paper, table 1}
-protocols: {}
 rows:
   - id: r1
     paper: P
@@ -18,7 +20,7 @@ rows:
     metric: mIoU
     value: 40.0
     value_source: paper
-    config: configs/x.py
+    config: configs/toy/x.py
     checkpoint: {file: not released}
     convert: '-'
     fields:
@@ -29,11 +31,14 @@ rows:
 def other_checkout(tmp_path, lr: float):
     """A second checkout: tools/reproductions.py, a one-row ledger and its config."""
     (tmp_path / 'tools').mkdir()
-    (tmp_path / 'configs').mkdir()
+    (tmp_path / 'configs' / 'toy').mkdir(parents=True)
     (tmp_path / 'docs').mkdir()
     shutil.copy(ROOT / 'tools' / 'reproductions.py', tmp_path / 'tools')
-    (tmp_path / 'configs' / 'reproductions.yaml').write_text(LEDGER)
-    (tmp_path / 'configs' / 'x.py').write_text(f'optim_wrapper = dict(optimizer=dict(lr={lr}))\n')
+    (tmp_path / 'configs' / 'reproductions.yaml').write_text(SHARED)
+    (tmp_path / 'configs' / 'toy' / 'reproductions.yaml').write_text(LEDGER)
+    (tmp_path / 'configs' / 'toy' / 'x.py').write_text(
+        f'optim_wrapper = dict(optimizer=dict(lr={lr}))\n'
+    )
     (tmp_path / 'README.md').write_text(f'# other\n{README_START}\n{README_END}\n')
     spec = importlib.util.spec_from_file_location(
         'other_reproductions', tmp_path / 'tools' / 'reproductions.py'
@@ -49,7 +54,7 @@ def test_check_reads_the_configs_of_the_tools_own_checkout(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.startswith(f'reproductions: the ledger, configs, docs and README.md of {tmp_path}')
     assert f'vitspec itself is imported from {ROOT}' in out
-    assert 'r1: optim_wrapper.optimizer.lr = 0.5 in configs/x.py, ledger says 0.1' in out
+    assert 'r1: optim_wrapper.optimizer.lr = 0.5 in configs/toy/x.py, ledger says 0.1' in out
 
 
 def test_docs_are_written_into_the_tools_own_checkout(tmp_path):
@@ -58,7 +63,7 @@ def test_docs_are_written_into_the_tools_own_checkout(tmp_path):
     assert tool.main(['--check']) == 0
     assert tool.main([]) == 0
     assert (
-        '| P, T1 | configs | [ViT-S](configs/x.py): mIoU 40.0 |'
+        '| P, T1 | toy | [ViT-S](configs/toy/x.py): mIoU 40.0 |'
         in (tmp_path / 'README.md').read_text()
     )
     assert '| P, T1: ViT-S' not in (ROOT / 'docs' / 'reproduce.md').read_text()
