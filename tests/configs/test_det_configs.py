@@ -1,5 +1,5 @@
 """Every detection config builds its model, optimizer and pipelines; the COCO configs are ViTDet's
-(field by field against the published files in configs/reproductions.yaml; here: what the built
+(field by field against the published files in configs/coco/reproductions.yaml; here: what the built
 model and optimizer do with them)."""
 
 import re

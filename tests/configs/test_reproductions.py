@@ -3,6 +3,7 @@ field is caught, every result the ledger promises is there, and docs/reproduce.m
 
 import copy
 import re
+from pathlib import Path
 
 import pytest
 from mmengine.config import Config
@@ -19,6 +20,7 @@ from vitspec.apis.reproductions import (
     render_doc,
     row_fields,
 )
+from vitspec.config_dir import config_dir
 
 LEDGER = load_ledger()
 ROWS = {row['id']: row for row in LEDGER['rows']}
@@ -41,6 +43,12 @@ REQUIRED = [  # the published results the ledger must hold
     *(f'vitdet-coco-maskrcnn-vit{s}-mae-{m}' for s in 'bl' for m in ('box', 'mask')),
     *(f'dinov3-{d}-lin-vit{s}' for d in ('ade20k', 'nyu') for s in ('s16', 'b16', 'l16')),
 ]
+
+
+def test_the_ledger_is_one_file_per_dataset_folder_beside_its_configs():
+    files = {file.parent.name for file in config_dir().glob('*/reproductions.yaml')}
+    folders = {Path(row['config']).parent.name for row in LEDGER['rows']}
+    assert files == set(LEDGER['datasets']) == folders
 
 
 @pytest.mark.parametrize('row_id', REQUIRED)
