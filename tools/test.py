@@ -31,7 +31,7 @@ from vitspec.apis.saved_config import check_saved_config
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description='Test a model')
-    parser.add_argument('config', help='config file')
+    parser.add_argument('config', help='config file, or vitspec::<path below configs/>')
     parser.add_argument('checkpoint', help='checkpoint file')
     parser.add_argument('--work-dir', help='where the test logs go')
     parser.add_argument('--show-dir', help='write prediction pictures (PNG) here')

@@ -24,7 +24,7 @@ from vitspec.apis.work_dir_lock import work_dir_owned
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description='Train a model')
-    parser.add_argument('config', help='config file')
+    parser.add_argument('config', help='config file, or vitspec::<path below configs/>')
     parser.add_argument(
         '--work-dir', help='where logs and checkpoints go (default: ./work_dirs/<config name>)'
     )
