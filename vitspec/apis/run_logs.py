@@ -11,11 +11,14 @@
 import json
 from pathlib import Path
 
-# The headline metric of each task, as mmseg / mmdet / vitspec's depth metric name it.
+from vitspec.evaluation.depth_errors import HEADLINE_METRICS
+
+# The headline metrics of each task, as their metrics name them: mmseg 1.2.2's IoUMetric, mmdet
+# 3.3.0's CocoMetric (prefix 'coco'), vitspec's DepthErrorMetric.
 TASK_METRICS = {
     'segmentation': ['mIoU', 'mAcc', 'aAcc'],
     'detection': ['coco/bbox_mAP', 'coco/segm_mAP', 'coco/bbox_mAP_50'],
-    'depth': ['rmse', 'abs_rel', 'delta1'],
+    'depth': list(HEADLINE_METRICS),
 }
 
 

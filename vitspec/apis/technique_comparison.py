@@ -5,15 +5,7 @@ same model; frozen probes compare pretrained checkpoints, so there the checkpoin
 
 from mmengine.config import Config
 
-TECHNIQUE_KEYS = (
-    'specialize',
-    'token_graying',
-    'layer_scale_init',
-    'layerwise_scaling',
-    'num_register_tokens',
-    'num_class_attn_layers',
-    'talking_heads',
-)
+from vitspec.models.backbones.spec_vit import TECHNIQUE_ARGS
 
 
 def flatten(node, prefix=''):
@@ -37,13 +29,21 @@ def recipe_differences(a: Config, b: Config):
     differ = sorted(
         k for k in fa.keys() | fb.keys() if fa.get(k, '<absent>') != fb.get(k, '<absent>')
     )
+    # an empty dict on one side, keys in it on the other: the keys name the difference
+    differ = [k for k in differ if not any(d.startswith(f'{k}.') for d in differ)]
     technique = [
         k
         for k in differ
         if k.split('.')[0] == 'technique'  # the fragments' variable
-        or any(k.startswith(f'model.backbone.{t}') for t in TECHNIQUE_KEYS)
+        or is_technique_key(k)
     ]
     return technique, [k for k in differ if k not in technique]
+
+
+def is_technique_key(key: str) -> bool:
+    """Whether a flattened config key is (inside) a SpecViT technique argument."""
+    parts = key.split('.')
+    return parts[:2] == ['model', 'backbone'] and len(parts) > 2 and parts[2] in TECHNIQUE_ARGS
 
 
 def frozen(cfg: Config) -> bool:

@@ -17,6 +17,8 @@ DEPTH_METRICS = (
     'delta3',
     'silog',
 )
+# The columns a depth table leads with, as depth papers (BTS, DINOv2) report them.
+HEADLINE_METRICS = ('rmse', 'abs_rel', 'delta1')
 
 
 def valid_mask(

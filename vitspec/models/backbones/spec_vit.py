@@ -25,7 +25,29 @@ from .inert_probe import refuse_inert_probe
 from .missing_keys import fill_missing_keys
 from .options import merge_options, unknown_key_error
 
-# layer_scale=None: specialize the LayerScales when the backbone has them
+# The constructor arguments that switch a backbone technique (the docstring's "Techniques"),
+# as against size, outputs and training: what a technique comparison may let differ
+# (vitspec.apis.technique_comparison).
+TECHNIQUE_ARGS = (
+    'layer_scale_init',
+    'num_register_tokens',
+    'pos_embed_cls',
+    'with_pos_embed',
+    'rope',
+    'num_class_attn_layers',
+    'talking_heads',
+    'layerwise_scaling',
+    'token_graying',
+    'specialize',
+    'window_size',
+    'global_attn_indexes',
+    'window_padding',
+    'rel_pos_bias',
+    'with_cls_token',
+    'pretrain_img_size',
+)
+# The paper's setting (2602.08626), the one source of these defaults: configs state only what
+# differs. layer_scale=None: specialize the LayerScales when the backbone has them
 SPECIALIZE = dict(
     norm=True,
     layer_scale=None,
@@ -69,8 +91,10 @@ class SpecViT(BaseModule):
     hidden width ``int(embed_dims * mlp_ratio)`` cut to 2/3 and rounded up to 8, as DINOv2's
     'swiglufused'; with layerwise_scaling each block's width is the gated one, as OpenELM's GLU).
 
-    Techniques (all off by default):
+    Techniques (all off by default; ``TECHNIQUE_ARGS`` names these arguments, with
+    ``pos_embed_cls`` and ``with_pos_embed``):
       layer_scale_init: LayerScale on both residual branches (CaiT).
+      num_register_tokens: registers (2309.16588), after CLS, without position embedding.
       rope: dict(base, min_period, max_period, normalize_coords, shift_coords, jitter_coords,
         rescale_coords) or True: DINOv3's 2-D rotary position embedding (``rope.periods``) of
         q and k of the patch tokens in every attention, from the patch grid of each input (in
