@@ -37,6 +37,10 @@ model = MODELS.build(cfg.model).eval()
 with torch.no_grad():
     out = model(torch.zeros(1, 3, 64, 64), mode='tensor')
 print('shipped', SHIPPED)
+
+from vitspec.apis.reproductions import load_ledger  # the ledgers ship, and their configs resolve
+
+assert load_ledger()['rows']
 print('out', tuple(out.shape))
 """
 
