@@ -1,30 +1,18 @@
-# DINOv2 linear probe "+ms", ViT-L/14, ADE20K: arXiv 2304.07193 Table 10. The paper's text, as
-# quoted in facebookresearch/dinov2 issue #394: "+ms: a boosted version of the linear setup.
-# We concatenate the patch tokens of the 4 last layers, use a larger image resolution of 640,
-# and use multiscale test-time augmentations". The mIoU is DINOv2's MODEL_CARD.md (ADE20k
-# segm., multiscale). The hosted dinov2_vit*14_ade20k_ms_config.py could not be read verbatim: crop,
-# train scale and test scales come from derivative copies (see the dataset fragment); the
-# optimizer and schedule (not found for +ms) are the linear config's.
-# Test: the published protocol always tests multi-scale + flip, so test_with_tta = True makes
-# tools/test.py use tta_pipeline and tta_model (mmseg's softmax average) without --tta;
-# validation during training stays single-scale.
+# DINOv2 linear probe "+ms", ViT-L/14, ADE20K: arXiv 2304.07193 Table 10.
+# The mIoU is DINOv2's MODEL_CARD.md (ADE20k segm., multiscale).
+# Protocol and sources: the recipe fragment; the taps as there: the last 4 blocks' patch
+# tokens after the final norm, frozen backbone; always tested multi-scale (test_with_tta).
 _base_ = [
     '../_base_/models/backbones/vit-l14_dinov2.py',
-    '../_base_/models/linear_bnhead.py',
-    '../_base_/datasets/ade20k_dinov2-ms_640x640.py',
-    '../_base_/schedules/schedule_linear_40k.py',
-    '../_base_/runtime_probe.py',
+    '../_base_/recipes/dinov2-linear4-ms_8xb2-40k_ade20k-640x640.py',
 ]
 depth, dims = _base_.backbone['num_layers'], _base_.backbone['embed_dims']
 model = dict(
-    data_preprocessor=_base_.data_preprocessor,
     backbone=dict(
         _base_.backbone,
         out_indices=list(range(depth - 4, depth)),
         final_norm=True,
         frozen_stages=depth,
     ),
-    decode_head=dict(in_channels=[dims] * 4, num_classes=_base_.num_classes),
-    test_cfg=_base_.inference_cfg,
+    decode_head=dict(in_channels=[dims] * 4),
 )
-test_with_tta = True

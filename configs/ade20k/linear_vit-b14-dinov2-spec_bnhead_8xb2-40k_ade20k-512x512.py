@@ -8,24 +8,12 @@
 # pretrain/vit-b14_dinov2-spec.pth is a ViT-B/14 PRETRAINED WITH layer specialization (DINOv2
 # recipe); the paper's weights are not released, so pretrain your own.
 _base_ = [
-    '../_base_/models/backbones/vit-b14_dinov2.py',
+    './linear_vit-b14-dinov2_bnhead_8xb2-40k_ade20k-512x512.py',
     '../_base_/models/techniques/specialized.py',
-    '../_base_/models/linear_bnhead.py',
-    '../_base_/datasets/ade20k_dinov2_512x512.py',
-    '../_base_/schedules/schedule_linear_40k.py',
-    '../_base_/runtime_probe.py',
 ]
-depth, dims = _base_.backbone['num_layers'], _base_.backbone['embed_dims']
 model = dict(
-    data_preprocessor=_base_.data_preprocessor,
     backbone=dict(
-        _base_.backbone,
-        **_base_.technique,
-        out_indices=[depth - 1],
-        final_norm=True,
-        frozen_stages=depth,
+        _base_.technique,
         init_cfg=dict(type='Pretrained', checkpoint='pretrain/vit-b14_dinov2-spec.pth'),
-    ),
-    decode_head=dict(in_channels=[dims], num_classes=_base_.num_classes),
-    test_cfg=_base_.inference_cfg,
+    )
 )

@@ -9,14 +9,10 @@
 # checkpoint the paper fine-tuned: not found.
 _base_ = [
     '../_base_/models/backbones/vit-b16_deit3.py',
-    '../_base_/models/upernet_f2p.py',
-    '../_base_/datasets/ade20k_512x512.py',
-    '../_base_/schedules/schedule_layer_decay_160k.py',
-    '../_base_/runtime_seg.py',
+    '../_base_/recipes/upernet_f2p_8xb2-amp-160k_ade20k-512x512.py',
 ]
 depth, dims = _base_.backbone['num_layers'], _base_.backbone['embed_dims']
 model = dict(
-    data_preprocessor=_base_.data_preprocessor,
     backbone=dict(
         _base_.backbone,
         out_indices=[3, 5, 7, 11],
@@ -25,7 +21,6 @@ model = dict(
         init_cfg=dict(type='Pretrained', checkpoint='pretrain/vit-b16_deit3.pth'),
     ),
     neck=dict(embed_dim=dims),
-    decode_head=dict(in_channels=[dims] * 4, channels=dims, num_classes=_base_.num_classes),
-    auxiliary_head=dict(in_channels=dims, num_classes=_base_.num_classes),
-    test_cfg=_base_.inference_cfg,
+    decode_head=dict(in_channels=[dims] * 4, channels=dims),
+    auxiliary_head=dict(in_channels=dims),
 )

@@ -5,23 +5,10 @@
 # Test: the published protocol always tests multi-scale + flip, so test_with_tta = True makes
 # tools/test.py use tta_pipeline and tta_model (mmseg's softmax average) without --tta;
 # validation during training stays single-scale.
-_base_ = [
-    '../_base_/models/backbones/vit-b14_dinov2.py',
-    '../_base_/models/linear_bnhead.py',
-    '../_base_/datasets/cityscapes_512x1024.py',
-    '../_base_/schedules/schedule_linear_40k.py',
-    '../_base_/runtime_probe.py',
-]
-depth, dims = _base_.backbone['num_layers'], _base_.backbone['embed_dims']
+_base_ = './linear_vit-b14-dinov2_bnhead_8xb2-40k_cityscapes-512x1024.py'
+depth, dims = _base_.depth, _base_.dims
 model = dict(
-    data_preprocessor=_base_.data_preprocessor,
-    backbone=dict(
-        _base_.backbone,
-        out_indices=list(range(depth - 4, depth)),
-        final_norm=True,
-        frozen_stages=depth,
-    ),
-    decode_head=dict(in_channels=[dims] * 4, num_classes=_base_.num_classes),
-    test_cfg=_base_.inference_cfg,
+    backbone=dict(out_indices=list(range(depth - 4, depth))),
+    decode_head=dict(in_channels=[dims] * 4),
 )
 test_with_tta = True

@@ -16,10 +16,7 @@
 #       pretrain/vit-b16_dinov3.pth --format dinov3
 _base_ = [
     '../_base_/models/backbones/vit-b16_dinov3.py',
-    '../_base_/models/mask-rcnn_vitdet_simplefpn.py',
-    '../_base_/datasets/coco_instance_lsj-1024x1024.py',
-    '../_base_/schedules/schedule_vitdet_lsj-100e.py',
-    '../_base_/runtime_det.py',
+    '../_base_/recipes/mask-rcnn_vitdet_simplefpn_16xb4-amp-lsj-100e_coco-1024x1024.py',
 ]
 model = dict(
     backbone=dict(

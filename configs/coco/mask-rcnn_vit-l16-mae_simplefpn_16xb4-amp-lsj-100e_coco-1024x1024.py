@@ -6,10 +6,7 @@
 #       pretrain/vit-l16_mae.pth --format mae
 _base_ = [
     '../_base_/models/backbones/vit-l16_mae.py',
-    '../_base_/models/mask-rcnn_vitdet_simplefpn.py',
-    '../_base_/datasets/coco_instance_lsj-1024x1024.py',
-    '../_base_/schedules/schedule_vitdet_lsj-100e.py',
-    '../_base_/runtime_det.py',
+    '../_base_/recipes/mask-rcnn_vitdet_simplefpn_16xb4-amp-lsj-100e_coco-1024x1024.py',
 ]
 model = dict(
     backbone=dict(

@@ -5,19 +5,9 @@
 # GPU; lin1_vit-g14-dinov2_gradloss-fixed_8xb2-38k_kitti-352x704.py trains with a working one.
 _base_ = [
     '../_base_/models/backbones/vit-g14_dinov2.py',
-    '../_base_/models/depth_linear.py',
-    '../_base_/datasets/kitti_depth.py',
-    '../_base_/runtime_probe.py',
-    '../_base_/schedules/schedule_depth_38k.py',
+    '../_base_/recipes/dinov2-lin_8xb2-38k_kitti-352x704.py',
 ]
 model = dict(
-    backbone=dict(
-        _base_.backbone,
-        out_indices=(39,),
-        output_cls_token=True,
-        final_norm=False,
-        frozen_stages=40,
-    ),
-    decode_head=dict(in_channels=1536, num_inputs=1, **_base_.depth_range),
-    test_cfg=_base_.depth_test_cfg,
+    backbone=dict(_base_.backbone, out_indices=(39,), final_norm=False, frozen_stages=40),
+    decode_head=dict(in_channels=1536, num_inputs=1),
 )

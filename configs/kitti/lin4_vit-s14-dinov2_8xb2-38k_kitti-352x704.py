@@ -3,21 +3,5 @@
 # config dinov2_vits14_kitti_linear4_config.py (see the _base_ files for where each value
 # was read). It keeps the published gradient loss, which contributes exactly 0 at 2 images per
 # GPU; lin4_vit-s14-dinov2_gradloss-fixed_8xb2-38k_kitti-352x704.py trains with a working one.
-_base_ = [
-    '../_base_/models/backbones/vit-s14_dinov2.py',
-    '../_base_/models/depth_linear.py',
-    '../_base_/datasets/kitti_depth.py',
-    '../_base_/runtime_probe.py',
-    '../_base_/schedules/schedule_depth_38k.py',
-]
-model = dict(
-    backbone=dict(
-        _base_.backbone,
-        out_indices=(2, 5, 8, 11),
-        output_cls_token=True,
-        final_norm=False,
-        frozen_stages=12,
-    ),
-    decode_head=dict(in_channels=384, num_inputs=4, **_base_.depth_range),
-    test_cfg=_base_.depth_test_cfg,
-)
+_base_ = './lin1_vit-s14-dinov2_8xb2-38k_kitti-352x704.py'
+model = dict(backbone=dict(out_indices=(2, 5, 8, 11)), decode_head=dict(num_inputs=4))

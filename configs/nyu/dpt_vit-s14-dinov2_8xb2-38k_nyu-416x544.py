@@ -5,21 +5,9 @@
 # GPU; dpt_vit-s14-dinov2_gradloss-fixed_8xb2-38k_nyu-416x544.py trains with a working one.
 _base_ = [
     '../_base_/models/backbones/vit-s14_dinov2.py',
-    '../_base_/models/depth_dpt.py',
-    '../_base_/datasets/nyu_depth.py',
-    '../_base_/runtime_probe.py',
-    '../_base_/schedules/schedule_depth_38k.py',
+    '../_base_/recipes/dinov2-dpt_8xb2-38k_nyu-416x544.py',
 ]
 model = dict(
-    backbone=dict(
-        _base_.backbone,
-        out_indices=(2, 5, 8, 11),
-        output_cls_token=True,
-        final_norm=False,
-        frozen_stages=12,
-    ),
-    decode_head=dict(
-        embed_dims=384, post_process_channels=[48, 96, 192, 384], **_base_.depth_range
-    ),
-    test_cfg=_base_.depth_test_cfg,
+    backbone=dict(_base_.backbone, out_indices=(2, 5, 8, 11), final_norm=False, frozen_stages=12),
+    decode_head=dict(embed_dims=384, post_process_channels=[48, 96, 192, 384]),
 )

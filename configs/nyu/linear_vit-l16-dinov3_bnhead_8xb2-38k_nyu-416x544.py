@@ -1,20 +1,13 @@
 # DINOv3 linear depth probe, ViT-L/16, NYU-Depth v2: DINOv3 (arXiv 2508.10104), the NYU column
 # (RMSE) of facebookresearch/dinov3 MODEL_CARD.md's results table (dense tasks "using linear
-# layers"). Protocol: dinov3/eval/depth/configs/config-nyu.yaml of that repository (see the
-# _base_ fragments for each value): frozen backbone, the last block's patch tokens
-# (backbone_out_layers LAST) after the final norm (use_backbone_norm), no CLS token, BN + 1x1
-# conv to 256 bins; NYU crop, rotation, flip, 416x544 crops and ColorAug as DINOv2's protocol;
-# test on the whole image and its flip (use_tta), Eigen crop, 1e-3 < depth < 10 m.
+# layers"). Protocol: the recipe fragment (config-nyu.yaml); the taps as there: the last
+# block's patch tokens after the final norm (use_backbone_norm), frozen backbone.
 _base_ = [
     '../_base_/models/backbones/vit-l16_dinov3.py',
-    '../_base_/models/depth_linear_dinov3.py',
-    '../_base_/datasets/nyu_depth.py',
-    '../_base_/runtime_probe.py',
-    '../_base_/schedules/schedule_dinov3_depth_38k.py',
+    '../_base_/recipes/dinov3-linear_8xb2-38k_nyu-416x544.py',
 ]
 depth, dims = _base_.backbone['num_layers'], _base_.backbone['embed_dims']
 model = dict(
     backbone=dict(_base_.backbone, out_indices=(depth - 1,), final_norm=True, frozen_stages=depth),
-    decode_head=dict(in_channels=dims, num_inputs=1, **_base_.depth_range),
-    test_cfg=_base_.depth_test_cfg,
+    decode_head=dict(in_channels=dims),
 )

@@ -23,6 +23,7 @@ from vitspec.config_dir import config_dir
 from vitspec.fileio import safe_torch_load
 from vitspec.models.backbones.spec_vit import SpecViT
 
+from .config_chain import inherited_text
 from .model_table import base_names
 
 TECHNIQUES = osp.join('_base_', 'models', 'techniques')  # below config_dir()
@@ -39,8 +40,7 @@ def technique_keys(config_path: str = None) -> set:
     (``_base_/models/techniques/<name>.py``); with none, or no config, those of every fragment."""
     names = []
     if config_path is not None:
-        with open(config_path) as f:
-            names = base_names(f.read(), 'techniques')
+        names = base_names(inherited_text(config_path), 'techniques')
     techniques = config_dir() / TECHNIQUES
     if not names:
         names = [n[:-3] for n in sorted(os.listdir(techniques)) if n.endswith('.py')]

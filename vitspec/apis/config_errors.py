@@ -11,7 +11,7 @@ from mmengine.config import Config
 
 from vitspec.config_dir import config_path
 
-BASE_KEY = '_base_'
+from .config_chain import base_paths
 
 
 def load_config(path: str) -> Config:
@@ -43,7 +43,7 @@ def find_syntax_error(path: str):
             tree = ast.parse(source, filename=filename)
         except SyntaxError as exc:
             return _located(filename, exc)
-        pending.extend(_base_paths(tree, filename))
+        pending.extend(base_paths(tree, filename))
     return None
 
 
@@ -52,27 +52,3 @@ def _located(filename: str, exc: SyntaxError) -> SyntaxError:
     message = f'{filename}:{exc.lineno}: {exc.msg}' + (f': {text}' if text else '')
     details = (filename, exc.lineno, exc.offset, exc.text, exc.end_lineno, exc.end_offset)
     return SyntaxError(message, details)
-
-
-def _base_paths(tree: ast.Module, filename: str) -> list:
-    """The files a parsed config names in ``_base_``, resolved as mmengine resolves them."""
-    for node in tree.body:
-        if (
-            isinstance(node, ast.Assign)
-            and isinstance(node.targets[0], ast.Name)
-            and node.targets[0].id == BASE_KEY
-        ):
-            try:
-                bases = ast.literal_eval(node.value)
-            except ValueError:  # not a literal: mmengine will say so itself
-                return []
-            bases = [bases] if isinstance(bases, str) else list(bases)
-            return [_resolve(base, filename) for base in bases if isinstance(base, str)]
-    return []
-
-
-def _resolve(base: str, filename: str) -> str:
-    try:
-        return osp.abspath(Config._get_cfg_path(base, filename)[0])
-    except (ImportError, FileNotFoundError, ValueError):  # mmengine reports these itself
-        return ''

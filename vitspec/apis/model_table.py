@@ -7,6 +7,7 @@ from pathlib import Path
 
 from vitspec.config_dir import config_dir
 
+from .config_chain import inherited_text
 from .reproductions import load_ledger, published
 
 DATASETS = [  # folder, task
@@ -36,7 +37,7 @@ def base_names(text: str, folder: str) -> list:
 
 
 def describe(config: Path) -> dict:
-    text = config.read_text()
+    text = inherited_text(config)  # a leaf may inherit its fragments from a sibling
     techniques = base_names(text, 'techniques')
     backbone = base_names(text, 'backbones')
     stem = config.stem
