@@ -5,18 +5,19 @@ import re
 from vitspec.layers.specialized import is_cls_key, shared_key
 
 REL_POS_PARAMS = ('rel_pos_h', 'rel_pos_w', 'relative_position_bias_table')
+OWN_BUFFERS = ('rope.periods',)  # made from the backbone's options, not learned
 
 
 def fill_missing_keys(own: dict, sd: dict, missing, identity_layer_scale: bool) -> list:
     """Missing CLS copies of specialized weights start from the shared (patch) weights in
     ``sd``; LoRA factors and relative position biases (absent from e.g. MAE pretraining) keep
-    the model's own init (``own``: its state dict; B = 0, zero bias), and so do LayerScales
-    when ``identity_layer_scale`` (initialised to 1.0, MAE's segmentation fine-tuning), which
-    leave the loaded network's function unchanged. Returns the keys added to ``sd``."""
+    the model's own init (``own``: its state dict; B = 0, zero bias), as do OWN_BUFFERS and, when
+    ``identity_layer_scale`` (initialised to 1.0, MAE's segmentation fine-tuning), LayerScales,
+    which leave the loaded network's function unchanged. Returns the keys added to ``sd``."""
     filled = []
     for key in missing:
         identity_ls = identity_layer_scale and re.search(r'\.ls[12]\.gamma$', key)
-        if key.rpartition('.')[2] in REL_POS_PARAMS or identity_ls:
+        if key.rpartition('.')[2] in REL_POS_PARAMS or key in OWN_BUFFERS or identity_ls:
             sd[key] = own[key]
             filled.append(key)
             continue

@@ -10,6 +10,7 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from vitspec.checkpoints import load_pretrained
+from vitspec.checkpoints.filtered import FilteredCheckpoint
 from vitspec.layers import LayerNorm, TokenLayout
 from vitspec.layers.class_attention import ClassAttentionBlock
 from vitspec.layers.patch_embed import PatchEmbed, center_pad_to_multiple
@@ -21,8 +22,8 @@ from vitspec.layers.vit_init import init_vit_weights
 
 from ..registry import register_backbone
 from .block_parts import LAYERWISE_SCALING, build_blocks
+from .checkpoint_filter import filter_checkpoint
 from .inert_probe import refuse_inert_probe
-from .missing_keys import fill_missing_keys
 from .options import merge_options, unknown_key_error
 
 # The constructor arguments that switch a backbone technique (the docstring's "Techniques"),
@@ -309,16 +310,11 @@ class SpecViT(BaseModule):
         init_vit_weights(self, std=0.02)
         super().init_weights()
 
-    def fill_missing(self, sd: dict, missing) -> list:
-        """Adds to ``sd`` the ``missing`` keys this backbone can start itself (see
-        `fill_missing_keys`); returns them."""
-        own = self.state_dict()
-        filled = [k for k in missing if k == 'rope.periods']  # made from the rope options
-        sd.update({k: own[k] for k in filled})
-        rest = [k for k in missing if k not in filled]
-        return filled + fill_missing_keys(
-            own, sd, rest, identity_layer_scale=self.layer_scale_init == 1.0
-        )
+    def filter_checkpoint(self, state_dict: dict) -> FilteredCheckpoint:
+        """A converted state dict adapted to this backbone (`checkpoint_filter.filter_checkpoint`:
+        CLS token dropped where there is none, pos_embed resampled, missing parts filled); the
+        loader calls it before its strict load."""
+        return filter_checkpoint(self, state_dict)
 
     def get_layer_depth(self, param_name: str, prefix: str = ''):
         """(depth of the parameter, number of depths) for layer-wise lr decay: 0 for the
