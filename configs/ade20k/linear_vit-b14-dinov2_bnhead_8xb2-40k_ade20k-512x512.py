@@ -1,5 +1,5 @@
 # DINOv2 linear probe ("lin."), ViT-B/14, ADE20K: arXiv 2304.07193 Table 10 (the
-# mIoU could not be read in the paper: see configs/reproductions.yaml).
+# mIoU could not be read in the paper: see configs/ade20k/reproductions.yaml).
 # Protocol: the recipe fragment (DINOv2's hosted linear config); the taps as there: the last
 # block's patch tokens after the final norm, frozen backbone.
 _base_ = [

@@ -4,7 +4,7 @@
 # window attention 14 with global blocks 2, 5, 8, 11, drop path 0.1, layer-wise lr decay 0.7).
 # No published number: DINOv3 (arXiv 2508.10104) reports COCO detection only with its own
 # Plain-DETR detector (facebookresearch/dinov3 dinov3/eval/detection, hub/detectors.py), so this
-# config is not a row of configs/reproductions.yaml; it compares backbones in ViTDet's recipe.
+# config is not a row of configs/coco/reproductions.yaml; it compares backbones in ViTDet's recipe.
 # DINOv3 instead of MAE: rotary embeddings (no position table to resample: RoPE is computed for
 # the 64x64 grid, and window blocks rotate by the global patch coordinates), CLS and the 4
 # storage tokens kept (they attend among themselves in window blocks, with every patch in

@@ -1,6 +1,6 @@
 # ViTDet Mask R-CNN, ViT-B/16 from MAE ImageNet-1k weights, COCO, 100 epochs: facebookresearch/
 # detectron2 projects/ViTDet/configs/COCO/mask_rcnn_vitdet_b_100ep.py (README: box AP
-# 51.6, mask AP 45.9). Field by field in configs/reproductions.yaml; the differences are in
+# 51.6, mask AP 45.9). Field by field in configs/coco/reproductions.yaml; the differences are in
 # configs/coco/README.md. Weights:
 #   python tools/convert_checkpoint.py mae_pretrain_vit_base.pth \
 #       pretrain/vit-b16_mae.pth --format mae

@@ -1,6 +1,6 @@
 # ViTDet Mask R-CNN, ViT-L/16 from MAE ImageNet-1k weights, COCO, 100 epochs: facebookresearch/
 # detectron2 projects/ViTDet/configs/COCO/mask_rcnn_vitdet_l_100ep.py (README: box AP
-# 55.5, mask AP 49.2). Field by field in configs/reproductions.yaml; the differences are in
+# 55.5, mask AP 49.2). Field by field in configs/coco/reproductions.yaml; the differences are in
 # configs/coco/README.md. Weights:
 #   python tools/convert_checkpoint.py mae_pretrain_vit_large.pth \
 #       pretrain/vit-l16_mae.pth --format mae
