@@ -2,8 +2,8 @@
 declare, and keeps OpenMMLab habits working (``pip install -v -e .``, ``python setup.py develop``).
 
 The step: a built package (wheel, ``pip install .``) carries a copy of the top-level ``configs/``
-as ``vitspec/.mim/configs``, where mmengine looks up ``vitspec::`` config names as it does
-``mmseg::`` ones. An editable install needs no copy: the checkout's ``vitspec/.mim/configs`` is a
+as ``vitspec/.mim/configs`` (where mmseg keeps its own), in which vitspec reads
+``vitspec::<path>`` config names. An editable install needs no copy: the checkout's ``vitspec/.mim/configs`` is a
 link to ``configs/``."""
 
 import shutil
