@@ -1,0 +1,93 @@
+"""Key layouts of released decode heads, mapped to our heads' parameter names.
+
+DINOv2 released its trained probes as mmseg 0.x state dicts of a segmentor / depther
+(``{'meta', 'state_dict': {'decode_head.*'}}``; hub/depthers.py reads ``checkpoint['state_dict']``).
+Their layouts, read from facebookresearch/dinov2:
+
+- segmentation BNHead (eval/segmentation/models/decode_heads/linear_head.py): ``bn`` (SyncBN over
+  the concatenated taps) and mmseg's ``conv_seg``: LinearBNHead's own names.
+- depth BNHead (eval/depth/models/decode_heads/linear_head.py): ``conv_depth``, a 1x1 conv (its
+  ``bn`` is commented out): LinearDepthHead's own names.
+- depth DPTHead (eval/depth/models/decode_heads/dpt_head.py): ``reassemble_blocks``, mmcv
+  ConvModules (``.conv.``), ``fusion_blocks`` numbered from the coarsest level (ours from the
+  finest) and the output convs under ``conv_depth.head``.
+"""
+
+import re
+
+from vitspec.errors import CheckpointError
+
+HEAD_PREFIX = 'decode_head.'
+
+
+def _renamed(sd: dict, rules) -> dict:
+    out = {}
+    for key, value in sd.items():
+        for pattern, repl in rules:
+            key = re.sub(pattern, repl, key)
+        out[key] = value
+    return out
+
+
+def from_dinov2_bnhead(sd: dict) -> dict:
+    """DINOv2's segmentation BNHead: ``bn.*`` and ``conv_seg.*``, already our names."""
+    return dict(sd)
+
+
+def from_dinov2_linear_depth(sd: dict) -> dict:
+    """DINOv2's depth BNHead: ``conv_depth.*``, already our names."""
+    return dict(sd)
+
+
+def from_dinov2_dpt(sd: dict) -> dict:
+    """DINOv2's DPTHead -> DPTDepthHead. Its ``fusion_blocks[0]`` takes the coarsest level (and
+    has no ``res_conv_unit1``); our ``fusions[3]`` does."""
+    fusion_ids = {int(m.group(1)) for k in sd if (m := re.match(r'fusion_blocks\.(\d+)\.', k))}
+    last = max(fusion_ids, default=-1)
+    out = _renamed(
+        sd,
+        [
+            (r'^reassemble_blocks\.projects\.(\d+)\.conv\.', r'projects.\1.'),
+            (r'^reassemble_blocks\.resize_layers\.', 'resizes.'),
+            (r'^reassemble_blocks\.readout_projects\.', 'readouts.'),
+            (r'^convs\.(\d+)\.conv\.', r'to_channels.\1.'),
+            (r'\.res_conv_unit1\.', '.skip_unit.'),
+            (r'\.res_conv_unit2\.', '.unit.'),
+            (r'\.(conv[12]|project)\.conv\.', r'.\1.'),
+            (r'^project\.conv\.', 'project.0.'),
+            (r'^conv_depth\.head\.', 'head.'),
+        ],
+    )
+    return {
+        re.sub(r'^fusion_blocks\.(\d+)\.', lambda m: f'fusions.{last - int(m.group(1))}.', k): v
+        for k, v in out.items()
+    }
+
+
+# (source format, our head's type) -> converter of the head's own keys (no ``decode_head.``)
+HEAD_FORMATS = {
+    ('dinov2', 'LinearBNHead'): from_dinov2_bnhead,
+    ('dinov2', 'LinearDepthHead'): from_dinov2_linear_depth,
+    ('dinov2', 'DPTDepthHead'): from_dinov2_dpt,
+}
+
+
+def split_head(sd: dict) -> tuple:
+    """(the head's tensors without ``decode_head.``, the keys of everything else). A file
+    without any ``decode_head.`` key is taken to hold the head alone."""
+    if not any(k.startswith(HEAD_PREFIX) for k in sd):
+        return dict(sd), []
+    head = {k[len(HEAD_PREFIX) :]: v for k, v in sd.items() if k.startswith(HEAD_PREFIX)}
+    return head, sorted(k for k in sd if not k.startswith(HEAD_PREFIX))
+
+
+def convert_head_state_dict(sd: dict, fmt: str, head_type: str) -> tuple:
+    """(the head's weights in ``head_type``'s names, the source keys outside the head)."""
+    converter = HEAD_FORMATS.get((fmt, head_type))
+    if converter is None:
+        known = ', '.join(f'{f} -> {t}' for f, t in HEAD_FORMATS)
+        raise CheckpointError(f'no converter of {fmt} heads into {head_type}; known: {known}')
+    head, others = split_head(sd)
+    if not head:
+        raise CheckpointError('the released head file holds no tensors')
+    return converter(head), others
