@@ -1,6 +1,7 @@
 """Convert a DINOv2 / DINOv3 / timm / DeiT-III / CaiT / MAE checkpoint into SpecViT's layout.
 
     python tools/convert_checkpoint.py SRC DST --format {dinov2,dinov3,timm,deit3,cait,mae}
+    python tools/convert_checkpoint.py HEAD DST --format dinov2 --head-config CONFIG [--backbone B]
 
 DST holds ``state_dict`` and ``meta['backbone_cfg']``, the SpecViT arguments that rebuild the
 source architecture; use them as ``dict(type='SpecViT', **backbone_cfg, out_indices=...,
@@ -21,6 +22,16 @@ for their EMA weights) and DINOv2 / DINOv3's ``eval/<iteration>/teacher_checkpoi
 The head count is read off the weights where they show it (CaiT), else taken from the published
 models of the format (ViT-H/14: 16 heads, not 1280 / 64); a width without one needs
 ``--num-heads``.
+
+A released decode head (DINOv2's ADE20K linear / +ms BNHeads, NYU / KITTI linear and DPT depth
+heads) becomes a whole checkpoint of CONFIG's model: the backbone from the checkpoint CONFIG names
+(``--backbone`` for another), the head from the released file; test it without training:
+
+    python tools/convert_checkpoint.py dinov2_vits14_ade20k_linear_head.pth \
+        work_dirs/released/dinov2_vits14_ade20k_linear.pth --format dinov2 \
+        --head-config configs/ade20k/linear_vit-s14-dinov2_bnhead_8xb2-40k_ade20k-512x512.py
+    tools/dist_test.sh configs/ade20k/linear_vit-s14-dinov2_bnhead_8xb2-40k_ade20k-512x512.py \
+        work_dirs/released/dinov2_vits14_ade20k_linear.pth 8
 """
 
 import argparse
@@ -28,6 +39,7 @@ import pprint
 import sys
 
 from vitspec.apis.convert_checkpoint import convert_file
+from vitspec.apis.convert_head import convert_head_file
 from vitspec.checkpoints.formats import FORMATS
 from vitspec.errors import CheckpointError
 
@@ -64,7 +76,22 @@ def main(argv=None):
         'unpickle it in full, which runs any code stored in it (logged as a WARNING). Training '
         'checkpoints of MAE, DeiT, CaiT, timm, DINOv2 and DINOv3 do not need it',
     )
+    parser.add_argument(
+        '--head-config',
+        metavar='CONFIG',
+        help="SRC is a released decode head: write a checkpoint of CONFIG's model (its backbone "
+        'from the checkpoint CONFIG names, the head from SRC)',
+    )
+    parser.add_argument(
+        '--backbone',
+        help="with --head-config: the converted backbone checkpoint (default: the config's "
+        'model.backbone.init_cfg.checkpoint)',
+    )
     args = parser.parse_args(argv)
+    if args.head_config:
+        return convert_head(args)
+    if args.backbone:
+        parser.error('--backbone goes with --head-config')
     try:
         backbone_cfg = convert_file(
             args.src,
@@ -80,6 +107,27 @@ def main(argv=None):
         return 1
     print(f'wrote {args.dst}; backbone:')
     print(pprint.pformat(dict(type='SpecViT', **backbone_cfg), sort_dicts=False))
+    return 0
+
+
+def convert_head(args) -> int:
+    try:
+        meta = convert_head_file(
+            args.head_config,
+            args.src,
+            args.dst,
+            args.format,
+            backbone=args.backbone,
+            trust_pickle=args.trust_pickle,
+        )
+    except (CheckpointError, FileNotFoundError, ValueError) as exc:
+        print(f'error: {exc}', file=sys.stderr)
+        return 1
+    print(
+        f'wrote {args.dst}: {meta["head_type"]} from {args.src}, backbone from '
+        f'{meta["backbone_checkpoint"]}; test it:\n'
+        f'tools/dist_test.sh {args.head_config} {args.dst} <num_gpus>'
+    )
     return 0
 
 
