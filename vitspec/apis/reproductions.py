@@ -15,6 +15,7 @@ from vitspec.config_dir import config_dir
 
 from .ledger_files import read_ledger
 from .ledger_schema import LedgerError
+from .released_heads import read_released_heads, released_heads_section
 
 ROOT = Path(__file__).resolve().parents[2]  # this package's checkout: configs/, docs/, README.md
 LEDGER_PATH = Path('configs') / 'reproductions.yaml'  # in a checkout
@@ -36,7 +37,9 @@ def load_ledger(path=LEDGER, schema=SCHEMA) -> dict:
     """The ledger of ``path`` (configs/reproductions.yaml) and the dataset files it lists, each
     checked against ``schema``: every row names an existing config of its file's folder, a known
     protocol and known sources; every field has a value (or 'not found') and a source."""
-    return read_ledger(path, schema)
+    ledger = read_ledger(path, schema)
+    ledger['released_heads'] = read_released_heads(path, ledger)
+    return ledger
 
 
 def row_fields(ledger: dict, row: dict) -> dict:
@@ -165,6 +168,7 @@ def render_doc(ledger: dict) -> str:
                 f'{source} | {cfg} | `{ckpt}`: `{row["convert"]}` |'
             )
         out.append('')
+    out += released_heads_section(ledger)
     out += ['## Protocols', '']
     for pid, protocol in ledger['protocols'].items():
         users = [r['id'] for r in rows if r.get('protocol') == pid]

@@ -1,0 +1,82 @@
+"""configs/<dataset>/released_heads.yaml: every DINOv2 row of ADE20K, NYU and KITTI has its
+released head, named as the releasing code names it, with a converter into its config's head;
+docs/reproduce.md lists the two commands and the published number."""
+
+import re
+from pathlib import Path, PurePosixPath
+
+import pytest
+
+from tests.utils import ROOT
+from vitspec.apis.config_errors import load_config
+from vitspec.apis.ledger_schema import LedgerError
+from vitspec.apis.released_heads import read_released_heads, released_heads_section
+from vitspec.apis.reproductions import load_ledger
+from vitspec.checkpoints.head_formats import HEAD_FORMATS
+
+DATASETS = ('ade20k', 'nyu', 'kitti')
+# our config name's prefix -> DINOv2's head type in its file names (semantic_segmentation.ipynb
+# HEAD_TYPE; hub/depthers.py: linear{4 if layers == 4}, dpt)
+HEAD_TYPES = {
+    'linear': 'linear',
+    'linear4-ms': 'ms',
+    'lin1': 'linear',
+    'lin4': 'linear4',
+    'dpt': 'dpt',
+}
+
+
+@pytest.fixture(scope='module')
+def ledger():
+    return load_ledger(ROOT / 'configs' / 'reproductions.yaml')
+
+
+def released_file_of(config: str) -> str:
+    """The released head file DINOv2's code names for the model and protocol of ``config``."""
+    path = Path(config)
+    prefix, arch = re.match(r'([\w-]+?)_vit-([sblg])14-dinov2_', path.name).groups()
+    return f'dinov2_vit{arch}14_{path.parent.name}_{HEAD_TYPES[prefix]}_head.pth'
+
+
+def test_every_dinov2_row_has_its_released_head(ledger):
+    rows = {r['id']: r for r in ledger['rows']}
+    heads = {h['row']: h for h in ledger['released_heads']}
+    expected = {
+        rid
+        for rid, row in rows.items()
+        if rid.startswith('dinov2-') and Path(row['config']).parent.name in DATASETS
+    }
+    assert expected and set(heads) == expected
+    for rid, head in heads.items():
+        assert PurePosixPath(head['url']).name == released_file_of(rows[rid]['config']), rid
+        assert head['url'].startswith('https://dl.fbaipublicfiles.com/dinov2/dinov2_vit')
+
+
+def test_every_released_head_has_a_converter_into_its_config(ledger):
+    rows = {r['id']: r for r in ledger['rows']}
+    for head in ledger['released_heads']:
+        cfg = load_config(str(ROOT / rows[head['row']]['config']))
+        assert (head['format'], cfg.model.decode_head.type) in HEAD_FORMATS, head['row']
+
+
+def test_the_doc_lists_both_commands_and_the_published_number(ledger):
+    lines = '\n'.join(released_heads_section(ledger))
+    row = next(r for r in ledger['rows'] if r['id'] == 'dinov2-nyu-dpt-vitl14')
+    converted = 'work_dirs/released/dinov2-nyu-dpt-vitl14.pth'
+    assert (
+        f'python tools/convert_checkpoint.py dinov2_vitl14_nyu_dpt_head.pth {converted} '
+        f'--format dinov2 --head-config {row["config"]}'
+    ) in lines
+    assert f'tools/dist_test.sh {row["config"]} {converted} 8' in lines
+    published = 'not found' if row['value'] == 'not found' else f'RMSE {row["value"]}'
+    assert f'| dinov2-nyu-dpt-vitl14 | {published} |' in lines
+
+
+def test_an_entry_of_an_unknown_row_is_refused(tmp_path):
+    (tmp_path / 'nyu').mkdir()
+    (tmp_path / 'nyu' / 'released_heads.yaml').write_text(
+        'heads:\n- {row: dinov2-nyu-lin9-vits14, url: u, format: dinov2, source: s}\n'
+    )
+    ledger = dict(datasets=['nyu'], rows=[], sources={'s': 'somewhere'})
+    with pytest.raises(LedgerError, match="no ledger row 'dinov2-nyu-lin9-vits14'"):
+        read_released_heads(tmp_path / 'reproductions.yaml', ledger)
