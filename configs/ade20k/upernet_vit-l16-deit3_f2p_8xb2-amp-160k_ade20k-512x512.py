@@ -26,7 +26,8 @@ model = dict(
     auxiliary_head=dict(in_channels=dims),
 )
 optim_wrapper = dict(optimizer=dict(lr=2e-5), paramwise_cfg=dict(decay_rate=0.95))
+warmup_iters = 3000
 param_scheduler = [
-    dict(type='LinearLR', start_factor=1e-6, by_epoch=False, begin=0, end=3000),
-    dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=3000, end=160000),
+    dict(type='LinearLR', start_factor=1e-6, by_epoch=False, begin=0, end=warmup_iters + 1),
+    dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=warmup_iters, end=160000),
 ]

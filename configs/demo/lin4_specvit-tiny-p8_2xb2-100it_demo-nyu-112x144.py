@@ -31,9 +31,10 @@ model = dict(
         loss_decode=[dict(type='SigLoss'), dict(type='GradientLoss', loss_weight=0.5)],
     ),
 )
+warmup_iters = 20
 param_scheduler = [
-    dict(type='LinearLR', start_factor=1e-3, by_epoch=False, begin=0, end=20),
-    dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=20, end=max_iters),
+    dict(type='LinearLR', start_factor=1e-3, by_epoch=False, begin=0, end=warmup_iters + 1),
+    dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=warmup_iters, end=max_iters),
 ]
 train_cfg = dict(max_iters=max_iters, val_interval=max_iters)
 default_hooks = dict(checkpoint=dict(interval=max_iters))

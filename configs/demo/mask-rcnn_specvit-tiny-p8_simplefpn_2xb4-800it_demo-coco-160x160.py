@@ -60,8 +60,9 @@ optim_wrapper = dict(
     clip_grad=dict(max_norm=1.0),
     paramwise_cfg=dict(_delete_=True, decay_rate=1.0),
 )
+warmup_iters = 50
 param_scheduler = [
-    dict(type='LinearLR', start_factor=0.001, by_epoch=False, begin=0, end=50),
+    dict(type='LinearLR', start_factor=0.001, by_epoch=False, begin=0, end=warmup_iters + 1),
     dict(
         type='MultiStepLR',
         by_epoch=False,

@@ -5,9 +5,11 @@ optim_wrapper = dict(
     clip_grad=dict(max_norm=1.0),
 )
 max_iters = 500
+warmup_iters = 50
 param_scheduler = [
-    dict(type='LinearLR', start_factor=1e-3, by_epoch=False, begin=0, end=50),
-    dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=50, end=max_iters),
+    # mmengine's LinearLR reaches its end factor at step end - 1: 1 at warmup_iters
+    dict(type='LinearLR', start_factor=1e-3, by_epoch=False, begin=0, end=warmup_iters + 1),
+    dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=warmup_iters, end=max_iters),
 ]
 train_cfg = dict(type='IterBasedTrainLoop', max_iters=max_iters, val_interval=max_iters)
 val_cfg = dict(type='ValLoop')

@@ -15,9 +15,12 @@ optim_wrapper = dict(
     paramwise_cfg=dict(decay_rate=0.65),
 )
 max_iters = 160000
+warmup_iters = 1500
 param_scheduler = [
-    dict(type='LinearLR', start_factor=1e-6, by_epoch=False, begin=0, end=1500),
-    dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=1500, end=max_iters),
+    # mmengine's LinearLR reaches its end factor at step end - 1: 1 at 1500 (mmseg's end=1500
+    # reaches it at 1499)
+    dict(type='LinearLR', start_factor=1e-6, by_epoch=False, begin=0, end=warmup_iters + 1),
+    dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=warmup_iters, end=max_iters),
 ]
 train_cfg = dict(type='IterBasedTrainLoop', max_iters=max_iters, val_interval=16000)
 val_cfg = dict(type='ValLoop')

@@ -14,8 +14,10 @@ optim_wrapper = dict(
     paramwise_cfg=dict(decay_rate=1.0),
 )
 max_iters = 40000
+warmup_iters = 1500
 param_scheduler = [
-    dict(type='LinearLR', start_factor=1e-6, by_epoch=False, begin=0, end=1500),
+    # mmengine's LinearLR reaches its end factor at step end - 1: 1 at 1500, as mmcv's
+    dict(type='LinearLR', start_factor=1e-6, by_epoch=False, begin=0, end=warmup_iters + 1),
     dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=0, end=max_iters),
 ]
 train_cfg = dict(type='IterBasedTrainLoop', max_iters=max_iters, val_interval=10000)

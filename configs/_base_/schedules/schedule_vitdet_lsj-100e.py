@@ -16,8 +16,10 @@ optim_wrapper = dict(
     ),
 )
 max_iters = 184375
+warmup_iters = 250
 param_scheduler = [
-    dict(type='LinearLR', start_factor=0.001, by_epoch=False, begin=0, end=250),
+    # mmengine's LinearLR reaches its end factor at step end - 1: 1 at 250, as detectron2's
+    dict(type='LinearLR', start_factor=0.001, by_epoch=False, begin=0, end=warmup_iters + 1),
     dict(
         type='MultiStepLR',
         by_epoch=False,

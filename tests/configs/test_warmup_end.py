@@ -1,0 +1,82 @@
+"""One warm-up rule for every schedule: the lr reaches the base lr (times the schedule it
+multiplies) exactly at the published warm-up end, as mmcv's warmup_iters, detectron2's
+warmup_length and DINOv3's warmup_iters define it. mmengine's LinearLR reaches its end factor at
+step end - 1, so each config writes end=warmup_iters + 1."""
+
+import pytest
+import torch
+from mmengine.config import Config
+from mmengine.optim import build_optim_wrapper
+from mmengine.registry import PARAM_SCHEDULERS
+
+from tests.utils import ROOT
+from vitspec.apis.config_digest import leaf_configs
+
+# The published warm-up length of each schedule (the sources are named in each file's header).
+PUBLISHED = {
+    '_base_/schedules/schedule_linear_40k.py': 1500,  # DINOv2 hosted linear configs
+    '_base_/schedules/schedule_layer_decay_160k.py': 1500,  # mmseg MAE UPerNet
+    '_base_/schedules/schedule_vitdet_lsj-100e.py': 250,  # detectron2 ViTDet
+    '_base_/schedules/schedule_depth_38k.py': 12800,  # DINOv2 hosted depth configs
+    '_base_/schedules/schedule_dinov3_depth_38k.py': 12800,  # DINOv3 config-nyu.yaml
+    '_base_/schedules/schedule_dinov3_linear_40k.py': 1500,  # DINOv3 linear segmentation
+    '_base_/schedules/schedule_demo.py': 50,
+    'ade20k/upernet_vit-l16-mae_f2p_8xb2-amp-160k_ade20k-512x512.py': 3000,  # mmseg BEiT-L
+    'ade20k/upernet_vit-l16-deit3_f2p_8xb2-amp-160k_ade20k-512x512.py': 3000,  # mmseg BEiT-L
+    'demo/lin4_specvit-tiny-p8_2xb2-100it_demo-nyu-112x144.py': 20,
+    'demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-800it_demo-coco-160x160.py': 50,
+}
+CONFIGS = ROOT / 'configs'
+
+
+def lr_trace(cfg, steps, schedules):
+    """The lr of the first ``steps`` iterations at base lr 1 under ``schedules`` (entries of
+    the config's param_scheduler), stepped as training steps them."""
+    optimizer = dict(cfg.optim_wrapper.optimizer, lr=1.0)
+    wrapper = build_optim_wrapper(
+        torch.nn.Linear(1, 1), dict(type='OptimWrapper', optimizer=optimizer)
+    )
+    schedulers = [PARAM_SCHEDULERS.build(dict(s, optimizer=wrapper)) for s in schedules]
+    wrapper.step()
+    lrs = []
+    for _ in range(steps):
+        lrs.append(wrapper.optimizer.param_groups[0]['lr'])
+        for scheduler in schedulers:
+            scheduler.step()
+    return lrs
+
+
+@pytest.mark.filterwarnings('ignore:Detected call of `scheduler.step()`')
+@pytest.mark.parametrize('name', sorted(PUBLISHED))
+def test_lr_reaches_base_exactly_at_the_published_warmup_end(name):
+    cfg = Config.fromfile(CONFIGS / name)
+    warmup = PUBLISHED[name]
+    assert cfg.warmup_iters == warmup
+    warm = next(s for s in cfg.param_scheduler if s.type == 'LinearLR')
+    alone = lr_trace(cfg, warmup + 2, [warm])
+    step = (1 - warm.start_factor) / warmup
+    assert alone[0] == pytest.approx(warm.start_factor, rel=1e-9)
+    assert alone[warmup - 1] == pytest.approx(1 - step, rel=1e-9)
+    assert alone[warmup] == alone[warmup + 1] == pytest.approx(1.0, rel=1e-12)
+    # Composed with the rest of the schedule, the warm-up's factor (the lr over the lr without
+    # it) ends at the same step; a cosine's floor is not scaled by it, hence the tolerance.
+    rest = [s for s in cfg.param_scheduler if s is not warm]
+    composed = lr_trace(cfg, warmup + 2, cfg.param_scheduler)
+    without = lr_trace(cfg, warmup + 2, rest)
+    assert composed[warmup - 1] / without[warmup - 1] < 1 - step / 2
+    assert composed[warmup] / without[warmup] == pytest.approx(1.0, abs=step / 4)
+    assert composed[warmup + 1] / without[warmup + 1] == pytest.approx(1.0, abs=step / 4)
+
+
+def test_every_config_with_its_own_schedule_is_listed():
+    """A leaf that writes its own param_scheduler must be in PUBLISHED, with its source."""
+    recipes = (CONFIGS / '_base_' / 'recipes').glob('*.py')
+    own = {
+        p.relative_to(CONFIGS).as_posix()
+        for p in [*leaf_configs(CONFIGS), *recipes]
+        if 'param_scheduler' in p.read_text()
+    }
+    schedules = {
+        p.relative_to(CONFIGS).as_posix() for p in (CONFIGS / '_base_' / 'schedules').glob('*.py')
+    }
+    assert own | schedules == set(PUBLISHED)
