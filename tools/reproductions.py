@@ -4,10 +4,12 @@ must hold. Every ledger file is checked against configs/reproductions.schema.yam
 
     python tools/reproductions.py --check               # every row's fields vs the built configs
     python tools/reproductions.py [--out docs/reproduce.md] [--check-doc]
+    python tools/reproductions.py --compare WORK_DIR [WORK_DIR ...]   # finished runs vs rows
 
 --check exits 1 listing each field whose built value differs from the published one;
 --check-doc exits 1 if docs/reproduce.md or README.md's table of published results is not what the
-ledger gives (the test suite runs both).
+ledger gives (the test suite runs both); --compare exits 1 naming each run, row or metric it could
+not compare (docs/reproduce.md says how runs are matched and read).
 
 Everything is read and written in the checkout this script belongs to (its parent folder), not in
 the one vitspec happens to be imported from; the first line of output names it.
@@ -27,6 +29,7 @@ from vitspec.apis.reproductions import (
     readme_with_table,
     render_doc,
 )
+from vitspec.apis.result_comparison import compare
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 
@@ -48,6 +51,12 @@ def main(argv=None) -> int:
     parser.add_argument('--check', action='store_true', help='compare every row with its config')
     parser.add_argument('--out', help=f"default: {DOC_PATH} of the ledger's checkout")
     parser.add_argument('--check-doc', action='store_true')
+    parser.add_argument(
+        '--compare',
+        nargs='+',
+        metavar='WORK_DIR',
+        help='finished runs (training, or tools/test.py): published vs measured for their rows',
+    )
     args = parser.parse_args(argv)
     root = checkout_of(args.ledger)
     print(which_checkout(root), flush=True)
@@ -58,6 +67,12 @@ def main(argv=None) -> int:
         problems = [p for row in ledger['rows'] for p in check_row(ledger, row, root=root)]
         print('\n'.join(problems) or f'{len(ledger["rows"])} rows match their configs')
         status = int(bool(problems))
+    if args.compare:
+        text, compared = compare(ledger, args.compare)
+        print(text)
+        status = max(status, int(not compared))
+        if not args.check_doc:
+            return status
     doc = render_doc(ledger)
     readme_path = root / 'README.md'
     readme = readme_with_table(readme_path.read_text(), ledger)

@@ -13,6 +13,7 @@ from mmengine.config import Config
 
 from vitspec.config_dir import config_dir
 
+from .compare_doc import compare_section
 from .ledger_files import read_ledger
 from .ledger_schema import LedgerError
 from .released_heads import read_released_heads, released_heads_section
@@ -169,6 +170,7 @@ def render_doc(ledger: dict) -> str:
             )
         out.append('')
     out += released_heads_section(ledger)
+    out += compare_section()
     out += ['## Protocols', '']
     for pid, protocol in ledger['protocols'].items():
         users = [r['id'] for r in rows if r.get('protocol') == pid]

@@ -89,13 +89,19 @@ def validation_metrics(work_dir: Path) -> list:
     )
 
 
-def test_results(work_dir: Path) -> dict:
-    """The newest tools/test.py result (WORK_DIR/<ts>/<ts>.json), or {}."""
+def test_result_file(work_dir: Path):
+    """The newest tools/test.py result file (WORK_DIR/<ts>/<ts>.json), or None."""
     for run in sorted(Path(work_dir).iterdir(), reverse=True):
         result = run / f'{run.name}.json'
         if result.is_file():
-            return json.loads(result.read_text())
-    return {}
+            return result
+    return None
+
+
+def test_results(work_dir: Path) -> dict:
+    """The newest tools/test.py result (WORK_DIR/<ts>/<ts>.json), or {}."""
+    result = test_result_file(work_dir)
+    return json.loads(result.read_text()) if result else {}
 
 
 def task_of(record: dict) -> str:

@@ -40,5 +40,9 @@ def format_metric(value) -> str:
     value = float(value)
     if value == 0 or not math.isfinite(value):
         return f'{value:g}'
-    decimals = max(2, 3 - math.floor(math.log10(abs(value))))
-    return f'{value:.{decimals}f}'
+    return f'{value:.{decimals(value)}f}'
+
+
+def decimals(value: float) -> int:
+    """The decimals of four significant digits of ``value`` (nonzero), at least two."""
+    return max(2, 3 - math.floor(math.log10(abs(value))))

@@ -1,0 +1,101 @@
+"""tools/reproductions.py --compare: finished runs against the ledger rows of their config.
+
+A work dir is matched to rows by the config mmengine dumped into it (<work_dir>/<config name>.py,
+the same file name as the row's config), and that dump is checked against the row's protocol
+fields; its measured value is read from the run's final metrics (final_metrics.py), never typed.
+Whatever cannot be compared (no dump, no row, no final metrics, a metric not logged, a protocol
+field that differs) is named below the table.
+"""
+
+import math
+from pathlib import Path
+
+from mmengine.config import Config
+
+from .final_metrics import NoFinalMetrics, final_metrics
+from .ledger_metrics import LEDGER_METRICS, measured
+from .reproductions import NOT_FOUND, check_row
+from .run_logs import NOT_METRICS
+from .run_table import decimals
+
+HEADER = ('run', 'row', 'metric', 'published', 'measured', 'difference', 'read from')
+
+
+def config_dumps(work_dir: Path) -> list:
+    """The configs mmengine's Runner dumped into ``work_dir`` (<config name>.py)."""
+    return sorted(p for p in Path(work_dir).glob('*.py') if p.is_file())
+
+
+def compare(ledger: dict, work_dirs) -> tuple:
+    """(text, every run compared): the table of published, measured and measured - published
+    for each row a run matches, then one line for each thing that could not be compared."""
+    table, problems = [HEADER], []
+    for work_dir in map(Path, work_dirs):
+        lines, missing = _compare_run(ledger, work_dir)
+        table += lines
+        problems += missing
+    text = _aligned(table) if len(table) > 1 else 'no run matched a ledger row'
+    return '\n'.join([text, *problems]), not problems
+
+
+def _compare_run(ledger: dict, work_dir: Path) -> tuple:
+    if not work_dir.is_dir():
+        return [], [f'{work_dir}: no such work dir']
+    dumps = config_dumps(work_dir)
+    if not dumps:
+        return [], [f"{work_dir}: no config dump (<work_dir>/<config name>.py, mmengine's Runner)"]
+    lines, problems = [], []
+    for dump in dumps:
+        rows = [r for r in ledger['rows'] if Path(r['config']).name == dump.name]
+        if not rows:
+            problems.append(f'{work_dir}: its config {dump.name} is the config of no ledger row')
+            continue
+        cfg = Config.fromfile(dump)
+        try:
+            final = final_metrics(work_dir, cfg)
+        except NoFinalMetrics as exc:
+            problems.append(f'{exc} (rows {", ".join(r["id"] for r in rows)})')
+            continue
+        for row in rows:
+            dumped = {**row, 'config': str(dump)}  # name the dump in what differs
+            problems += [f'protocol differs: {p}' for p in check_row(ledger, dumped, cfg)]
+            value = measured(row['metric'], final.metrics)
+            if value is None:
+                key = LEDGER_METRICS[row['metric']].key
+                logged = ', '.join(k for k in final.metrics if k not in NOT_METRICS)
+                problems.append(
+                    f'{work_dir}: {row["id"]}: no {key!r} in the metrics of {final.origin} '
+                    f'(logged: {logged})'
+                )
+                continue
+            values = _values(row, value)
+            lines.append((work_dir.name, row['id'], row['metric'], *values, final.origin))
+    return lines, problems
+
+
+def _values(row: dict, value: float) -> tuple:
+    """published, measured and their difference, with the decimals of four significant digits."""
+    published = row['value']
+    if published == NOT_FOUND:
+        return NOT_FOUND, _fixed(value, value), '-'
+    return (
+        _fixed(published, published),
+        _fixed(value, published),
+        _signed(value - published, published),
+    )
+
+
+def _fixed(value: float, like: float) -> str:
+    if value == 0 or like == 0 or not math.isfinite(value):
+        return f'{value:g}'
+    return f'{value:.{decimals(like)}f}'
+
+
+def _signed(diff: float, like: float) -> str:
+    text = _fixed(diff, like)
+    return text if text.startswith('-') else f'+{text}'
+
+
+def _aligned(rows: list) -> str:
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+    return '\n'.join('  '.join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
