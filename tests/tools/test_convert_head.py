@@ -65,6 +65,20 @@ CASES = {
         ref.seg_bnhead_layout(DIMS, 150),
         lambda sd, feats: ref.seg_bnhead(sd, feats, [0]),
     ),
+    'ade20k ms': (
+        'configs/ade20k/linear4-ms_vit-s14-dinov2_bnhead_8xb2-40k_ade20k-640x640.py',
+        dict(out_indices=list(range(LAYERS)), frozen_stages=LAYERS),
+        dict(in_channels=[DIMS] * 4),
+        ref.seg_bnhead_layout(DIMS * 4, 150),
+        lambda sd, feats: ref.seg_bnhead(sd, feats, [0, 1, 2, 3]),
+    ),
+    'kitti lin4': (
+        'configs/kitti/lin4_vit-s14-dinov2_8xb2-38k_kitti-352x704.py',
+        dict(out_indices=list(range(LAYERS)), frozen_stages=LAYERS),
+        dict(in_channels=DIMS),
+        ref.linear_depth_layout(DIMS * 4 * 2),
+        lambda sd, feats: ref.linear_depth(sd, feats, [0, 1, 2, 3], 4, 1e-3, 80.0),
+    ),
     'nyu dpt': (
         'configs/nyu/dpt_vit-s14-dinov2_8xb2-38k_nyu-416x544.py',
         dict(out_indices=list(range(LAYERS)), frozen_stages=LAYERS),
