@@ -15,6 +15,10 @@
 # of the optimizer, so the published backbone lr_mult 0.1 acts on no parameter; it is kept as
 # published.
 # GPUs: 2 images per GPU; the GPU count of the published runs was not found (8 assumed here).
+# Validation and checkpoints every 6400 iterations, as the hosted linear configs (evaluation and
+# checkpoint_config interval 6400; the DPT recipes set the DPT config's 800 / 1600), keeping the
+# best abs_rel. The hosted configs validate on the test split (nyu_test.txt, the Eigen test files),
+# as ours do, so the checkpoint that save_best keeps is chosen on the test split there and here.
 max_iters = 38400
 warmup_iters = 12800
 momentum_turn = 11519  # int(0.3 * max_iters) - 1, mmcv's end of the first momentum phase
@@ -52,7 +56,7 @@ param_scheduler = [
         end=max_iters,
     ),
 ]
-train_cfg = dict(type='IterBasedTrainLoop', max_iters=max_iters, val_interval=3200)
+train_cfg = dict(type='IterBasedTrainLoop', max_iters=max_iters, val_interval=6400)
 val_cfg = dict(type='ValLoop')
 test_cfg = dict(type='TestLoop')
 default_hooks = dict(
@@ -62,7 +66,7 @@ default_hooks = dict(
     checkpoint=dict(
         type='CheckpointHook',
         by_epoch=False,
-        interval=3200,
+        interval=6400,
         max_keep_ckpts=2,
         save_best='abs_rel',
         rule='less',
