@@ -4,11 +4,13 @@ before the validation at the end of training), and whatever cannot be compared i
 
 import json
 import re
+from pathlib import Path
 
 import yaml
+from mmengine.config import Config
 
 from vitspec.apis.ledger_metrics import LEDGER_METRICS
-from vitspec.apis.reproductions import SCHEMA
+from vitspec.apis.reproductions import ROOT, SCHEMA, load_ledger
 from vitspec.apis.result_comparison import compare
 
 CONFIG = 'configs/toy/seg_x.py'
@@ -148,3 +150,21 @@ def test_a_row_without_a_published_value_shows_the_measured_one(tmp_path):
 def test_every_metric_the_schema_allows_has_its_logged_name():
     schema = yaml.safe_load(SCHEMA.read_text())
     assert set(schema['definitions']['row']['keys']['metric']['enum']) == set(LEDGER_METRICS)
+
+
+def test_the_dump_of_a_ledger_config_holds_every_protocol_field_of_its_row(tmp_path):
+    """What mmengine's Runner dumps (Config.dump) reads back with the row's published values."""
+    ledger = load_ledger()
+    row = next(r for r in ledger['rows'] if r['id'] == 'mae-ade20k-upernet-vitb16')
+    wd = work_dir(tmp_path, test={'aAcc': 80.0, 'mIoU': 47.5, 'mAcc': 60.0})
+    (wd / 'seg_x.py').unlink()
+    Config.fromfile(ROOT / row['config']).dump(wd / Path(row['config']).name)
+    text, compared = compare(ledger, [wd])
+    assert compared, text
+    assert cells(text.splitlines()[1])[:5] == [
+        'work',
+        row['id'],
+        'mIoU',
+        f'{row["value"]:.2f}',
+        '47.50',
+    ]

@@ -43,7 +43,7 @@ def test_the_grid_is_complete():
     dinov3 = {
         f'linear_vit-{size}-dinov3_bnhead_8xb2-38k_nyu-416x544.py'
         for size in ('s16', 's16plus', 'b16', 'l16', 'h16plus', '7b16')
-    }
+    } | {'linear_vit-7b16-dinov3_bnhead_8xb2-38k_kitti-352x704.py'}  # DINOv3 Table 3
     assert {p.name for p in DINOV3} == dinov3
     assert names == {p.name for p in REPRO + FIXED} | spec | dinov3
     assert len(REPRO) == len(FIXED) == 24

@@ -23,7 +23,9 @@ def compare_section() -> list:
         f'({units}). It prints published, measured and measured - published for each row; a run '
         "whose config is no row's, a run without final metrics (unfinished, or not tested), a "
         'metric that was not logged and a protocol field that differs are named, and the exit '
-        'status is then 1.',
+        'status is then 1. The dump of a `tools/test.py` run is the test config: how its '
+        'checkpoint was trained is not compared here (`tools/test.py` itself refuses a checkpoint '
+        'whose training config, saved in it, builds another model).',
         '',
         'To contribute a measured result, attach to an issue or pull request the files of the '
         'run: the config dump, the log (`<timestamp>/<timestamp>.log`), the scalars '

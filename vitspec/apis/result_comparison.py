@@ -43,7 +43,10 @@ def _compare_run(ledger: dict, work_dir: Path) -> tuple:
         return [], [f'{work_dir}: no such work dir']
     dumps = config_dumps(work_dir)
     if not dumps:
-        return [], [f"{work_dir}: no config dump (<work_dir>/<config name>.py, mmengine's Runner)"]
+        return [], [
+            f'{work_dir}: no config dump (<config name>.py, which the Runner of every training '
+            'and tools/test.py run writes into its work dir)'
+        ]
     lines, problems = [], []
     for dump in dumps:
         rows = [r for r in ledger['rows'] if Path(r['config']).name == dump.name]

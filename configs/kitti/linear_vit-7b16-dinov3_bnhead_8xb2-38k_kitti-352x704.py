@@ -1,0 +1,12 @@
+# DINOv3 linear depth probe, ViT-7B/16, KITTI: DINOv3 (arXiv 2508.10104) Table 3 (dense linear
+# probing, KITTI RMSE). Protocol: the recipe fragment (no published KITTI config); the taps as
+# DINOv3's NYU config: the last block's patch tokens after the final norm, frozen backbone.
+_base_ = [
+    '../_base_/models/backbones/vit-7b16_dinov3.py',
+    '../_base_/recipes/dinov3-linear_8xb2-38k_kitti-352x704.py',
+]
+depth, dims = _base_.backbone['num_layers'], _base_.backbone['embed_dims']
+model = dict(
+    backbone=dict(_base_.backbone, out_indices=(depth - 1,), final_norm=True, frozen_stages=depth),
+    decode_head=dict(in_channels=dims),
+)
