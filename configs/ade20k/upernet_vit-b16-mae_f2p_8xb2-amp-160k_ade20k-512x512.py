@@ -1,5 +1,7 @@
-# MAE ViT-B/16 + UPerNet, ADE20K 512x512 (arXiv 2111.06377 Table 3). Recipe: open-mmlab/
-# mmsegmentation v1.2.2 configs/mae/mae-base_upernet_8xb2-amp-160k_ade20k-512x512.py with
+# MAE ViT-B/16 + UPerNet, ADE20K 512x512 (arXiv 2111.06377 Table 5; its appendix A.4 trains 100
+# epochs at batch 16 with a searched lr, where this recipe runs 160k iterations: see the ledger
+# row). Recipe: open-mmlab/mmsegmentation v1.2.2
+# configs/mae/mae-base_upernet_8xb2-amp-160k_ade20k-512x512.py with
 # _base_/models/upernet_mae.py and _base_/datasets/ade20k.py: mmseg's MAE backbone (BEiT-style
 # relative position bias per block, zero-initialised, over the 32x32 grid of 512 inputs plus the
 # CLS entries; LayerScale init_values=1.0, absent from the MAE checkpoint and so starting at 1.0;

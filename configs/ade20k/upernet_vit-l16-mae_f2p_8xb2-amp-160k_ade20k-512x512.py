@@ -1,5 +1,6 @@
-# MAE ViT-L/16 + UPerNet, ADE20K 512x512 (arXiv 2111.06377 Table 3). No published ViT-L config
-# was found (mmsegmentation ships the ViT-B one only; the MAE paper's appendix could not be read),
+# MAE ViT-L/16 + UPerNet, ADE20K 512x512 (arXiv 2111.06377 Table 5). No published ViT-L config
+# was found (mmsegmentation ships the ViT-B one only; the MAE paper's appendix A.4 gives 100 epochs
+# at batch 16, an lr searched per entry and zero-initialised relative position bias, no config),
 # so every ViT-L-specific value is "not found" in the ledger. This config is the ViT-B recipe
 # (configs/mae/mae-base_upernet_8xb2-amp-160k_ade20k-512x512.py: relative position bias,
 # LayerScale 1.0, no final norm, Feature2Pyramid, UPerHead at the backbone width, 512 crops,
