@@ -132,7 +132,8 @@ def shrink(
     for split in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
         loader = cfg[split]
         loader.update(batch_size=min(loader.batch_size, 2), num_workers=0, persistent_workers=False)
-        loader.dataset.data_root = data_root
+        for dataset in loader.dataset.get('datasets', [loader.dataset]):  # a ConcatDataset's parts
+            dataset.data_root = data_root
         if split != 'train_dataloader':
             loader.dataset.indices = num_val
     for key in ('val_evaluator', 'test_evaluator'):

@@ -28,7 +28,7 @@ SIZES = ('s', 'b', 'l', 'g')
 REQUIRED = [  # the published results the ledger must hold
     *(
         f'dinov2-{d}-{p}-vit{s}14'
-        for d in ('ade20k', 'cityscapes')
+        for d in ('ade20k', 'cityscapes', 'voc')
         for p in ('lin', 'ms')
         for s in SIZES
     ),
@@ -38,6 +38,7 @@ REQUIRED = [  # the published results the ledger must hold
         for p in ('lin1', 'lin4', 'dpt')
         for s in SIZES
     ),
+    'dinov3-voc-lin-vit7b16',
     'mae-ade20k-upernet-vitb16',
     'mae-ade20k-upernet-vitl16',
     *(f'vitdet-coco-maskrcnn-vit{s}-mae-{m}' for s in 'bl' for m in ('box', 'mask')),

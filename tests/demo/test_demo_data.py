@@ -17,7 +17,7 @@ from vitspec.demo.cli import main
 
 REAL_COCO = REALDATA / 'coco' / 'annotations' / 'instances_train2017.json'
 NUM_TRAIN, NUM_VAL = 3, 2
-DATASETS = ('ade20k', 'cityscapes', 'coco', 'nyu', 'kitti')
+DATASETS = ('ade20k', 'cityscapes', 'coco', 'nyu', 'kitti', 'voc')
 
 # Cityscapes labels (cityscapesscripts/helpers/labels.py): name -> (labelId, trainId).
 CITYSCAPES_LABELS = {

@@ -12,7 +12,14 @@ from vitspec.apis.runner import build_runner
 
 LEDGER = load_ledger()
 CONFIGS = sorted({row['config'] for row in LEDGER['rows']})
-METRIC = {'ade20k': 'mIoU', 'cityscapes': 'mIoU', 'nyu': 'rmse', 'kitti': 'rmse', 'coco': None}
+METRIC = {
+    'ade20k': 'mIoU',
+    'cityscapes': 'mIoU',
+    'voc': 'mIoU',
+    'nyu': 'rmse',
+    'kitti': 'rmse',
+    'coco': None,
+}
 
 
 @pytest.fixture(scope='module')

@@ -13,6 +13,7 @@ from .reproductions import load_ledger, published
 DATASETS = [  # folder, task
     ('ade20k', 'semantic segmentation'),
     ('cityscapes', 'semantic segmentation'),
+    ('voc', 'semantic segmentation'),
     ('coco', 'instance segmentation'),
     ('nyu', 'monocular depth'),
     ('kitti', 'monocular depth'),

@@ -1,4 +1,4 @@
-"""The five demo datasets: image sizes, cameras, default split sizes, and a seed per image."""
+"""The six demo datasets: image sizes, cameras, default split sizes, and a seed per image."""
 
 from dataclasses import dataclass
 
@@ -21,13 +21,14 @@ class DatasetSpec:
     num_val: int
 
 
-MIXED_SIZES = ((128, 128), (160, 120), (120, 160))  # ADE20K and COCO images vary in size
+MIXED_SIZES = ((128, 128), (160, 120), (120, 160))  # ADE20K, COCO and VOC images vary
 DATASETS = {
     'ade20k': DatasetSpec(1, ('indoor', 'outdoor'), MIXED_SIZES, 1.0, 200, 50),
     'cityscapes': DatasetSpec(2, ('outdoor',), ((256, 128),), 1.1, 100, 25),
     'coco': DatasetSpec(3, ('indoor', 'outdoor'), MIXED_SIZES, 1.0, 200, 50),
     'nyu': DatasetSpec(4, ('indoor',), ((160, 120),), 518.8 / 640, 100, 25),
     'kitti': DatasetSpec(5, ('outdoor',), ((384, 128),), KITTI_FOCAL / 1242, 100, 25),
+    'voc': DatasetSpec(6, ('indoor', 'outdoor'), MIXED_SIZES, 1.0, 100, 25),
 }
 # What a config's data_root points at, below the output folder.
 DATA_ROOTS = {
@@ -36,6 +37,7 @@ DATA_ROOTS = {
     'coco': 'coco',
     'nyu': 'nyu',
     'kitti': 'kitti',
+    'voc': 'voc/VOCdevkit/VOC2012',
 }
 SPLITS = ('train', 'val')
 

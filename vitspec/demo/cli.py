@@ -9,8 +9,9 @@ from .store import write_dataset
 
 DESCRIPTION = """\
 Write a small procedural dataset in the native layouts of ADE20K, Cityscapes, COCO,
-NYU-Depth v2 and KITTI, so that the unchanged dataset classes of mmseg / mmdet (and a KITTI
-Eigen-split loader) can train and evaluate on it in seconds."""
+NYU-Depth v2, KITTI and Pascal VOC 2012 (with the SBD augmented set), so that the unchanged
+dataset classes of mmseg / mmdet (and a KITTI Eigen-split loader) can train and evaluate on it
+in seconds."""
 
 
 def parse_args(argv, default_out):

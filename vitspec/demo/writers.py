@@ -5,6 +5,7 @@ from .cityscapes import write_cityscapes
 from .coco import write_coco
 from .kitti import write_kitti
 from .nyu import write_nyu
+from .voc import write_voc
 
 WRITERS = {
     'ade20k': write_ade20k,
@@ -12,4 +13,5 @@ WRITERS = {
     'coco': write_coco,
     'nyu': write_nyu,
     'kitti': write_kitti,
+    'voc': write_voc,
 }

@@ -1,0 +1,12 @@
+# DINOv3 linear probe, ViT-7B/16, Pascal VOC 2012: DINOv3 (arXiv 2508.10104) Table 3.
+# Protocol: the recipe fragment (DINOv3's ADE20K linear protocol on mmseg's voc12aug); the taps
+# as there: the last block's patch tokens after the backbone's final norm, frozen backbone.
+_base_ = [
+    '../_base_/models/backbones/vit-7b16_dinov3.py',
+    '../_base_/recipes/dinov3-linear_8xb2-40k_voc12aug-512x512.py',
+]
+depth, dims = _base_.backbone['num_layers'], _base_.backbone['embed_dims']
+model = dict(
+    backbone=dict(_base_.backbone, out_indices=[depth - 1], final_norm=True, frozen_stages=depth),
+    decode_head=dict(in_channels=[dims]),
+)
