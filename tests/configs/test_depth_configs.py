@@ -21,6 +21,7 @@ ALL = sorted(
 REPRO = [p for p in ALL if '-dinov2_8xb2' in p.name]
 FIXED = [p for p in ALL if '_gradloss-fixed_' in p.name]
 DINOV3 = [p for p in ALL if '-dinov3_' in p.name]  # tests/configs/test_dinov3_configs.py
+QUIRK = [p for p in ALL if '_train-mode-quirk_' in p.name]  # test_linear_probe_train_mode.py
 DEMO = sorted(p.relative_to(ROOT) for p in (ROOT / 'configs/demo').glob('*demo-nyu*.py'))
 TAPS = {12: (2, 5, 8, 11), 24: (4, 11, 17, 23), 40: (9, 19, 29, 39)}
 WIDTH = {'s': 384, 'b': 768, 'l': 1024, 'g': 1536}
@@ -44,13 +45,15 @@ def test_the_grid_is_complete():
         f'linear_vit-{size}-dinov3_bnhead_8xb2-38k_nyu-416x544.py'
         for size in ('s16', 's16plus', 'b16', 'l16', 'h16plus', '7b16')
     } | {'linear_vit-7b16-dinov3_bnhead_8xb2-38k_kitti-352x704.py'}  # DINOv3 Table 3
+    dinov3 |= {n.replace('_bnhead_', '_bnhead_train-mode-quirk_') for n in dinov3 if 'nyu' in n}
     assert {p.name for p in DINOV3} == dinov3
     assert names == {p.name for p in REPRO + FIXED} | spec | dinov3
     assert len(REPRO) == len(FIXED) == 24
 
 
-# The gradloss-fixed leaves equal their reproduction config but for the loss (tested below).
-@pytest.mark.parametrize('path', [p for p in ALL if p not in FIXED] + DEMO, ids=str)
+# The gradloss-fixed leaves equal their reproduction config but for the loss (tested below), the
+# train-mode-quirk ones but for the RoPE rescale and the hook's train_mode_iters.
+@pytest.mark.parametrize('path', [p for p in ALL if p not in FIXED + QUIRK] + DEMO, ids=str)
 def test_config_builds_model_optimizer_and_pipelines(path):
     cfg = Config.fromfile(ROOT / path)
     model = build_model(cfg)

@@ -3,6 +3,7 @@
 from mmengine.hooks import Hook
 from mmengine.model import is_model_wrapper
 from mmengine.registry import HOOKS
+from torch import nn
 
 from vitspec.errors import BackboneNotFrozenError
 
@@ -15,12 +16,18 @@ class LinearProbeHook(Hook):
     Before training it fails if any backbone parameter requires grad or sits in the
     optimizer; before every training iteration it puts the backbone back in eval mode, so
     norms, dropout and drop-path behave as at test time whatever ``train()`` the runner called.
+
+    ``train_mode_iters`` (a reproduction mode, 0 by default) leaves every backbone module in
+    train mode for that many first iterations, as facebookresearch/dinov3's
+    dinov3/eval/depth/train.py does: it calls ``depther.train()`` before training, and only its
+    first validation puts the backbone in eval mode. Its parameters stay frozen either way.
     """
 
     priority = 'VERY_HIGH'
 
-    def __init__(self, backbone: str = 'backbone'):
+    def __init__(self, backbone: str = 'backbone', train_mode_iters: int = 0):
         self.backbone = backbone
+        self.train_mode_iters = train_mode_iters
 
     def _backbone(self, runner):
         model = runner.model.module if is_model_wrapper(runner.model) else runner.model
@@ -48,4 +55,8 @@ class LinearProbeHook(Hook):
             )
 
     def before_train_iter(self, runner, batch_idx: int, data_batch=None) -> None:
-        self._backbone(runner).eval()
+        backbone = self._backbone(runner)
+        if runner.iter < self.train_mode_iters:
+            nn.Module.train(backbone, True)  # every module, past a backbone's own freezing train()
+        else:
+            backbone.eval()
