@@ -1,4 +1,4 @@
-"""configs/<dataset>/released_heads.yaml: every DINOv2 row of ADE20K, NYU and KITTI has its
+"""configs/<dataset>/released_heads.yaml: every DINOv2 row of ADE20K, VOC, NYU and KITTI has its
 released head, named as the releasing code names it, with a converter into its config's head;
 docs/reproduce.md lists the two commands and the published number."""
 
@@ -14,7 +14,10 @@ from vitspec.apis.released_heads import read_released_heads, released_heads_sect
 from vitspec.apis.reproductions import load_ledger
 from vitspec.checkpoints.head_formats import HEAD_FORMATS
 
-DATASETS = ('ade20k', 'nyu', 'kitti')
+# the rows of DINOv2's own protocols on the datasets it released heads for
+RELEASED_ROWS = re.compile(r'^dinov2-(ade20k|voc|nyu|kitti)-(lin|ms|lin1|lin4|dpt)-vit[sblg]14$')
+# our dataset folder -> DINOv2's dataset name in its file names
+DATASET_NAMES = {'voc': 'voc2012'}
 # our config name's prefix -> DINOv2's head type in its file names (semantic_segmentation.ipynb
 # HEAD_TYPE; hub/depthers.py: linear{4 if layers == 4}, dpt)
 HEAD_TYPES = {
@@ -35,17 +38,14 @@ def released_file_of(config: str) -> str:
     """The released head file DINOv2's code names for the model and protocol of ``config``."""
     path = Path(config)
     prefix, arch = re.match(r'([\w-]+?)_vit-([sblg])14-dinov2_', path.name).groups()
-    return f'dinov2_vit{arch}14_{path.parent.name}_{HEAD_TYPES[prefix]}_head.pth'
+    dataset = DATASET_NAMES.get(path.parent.name, path.parent.name)
+    return f'dinov2_vit{arch}14_{dataset}_{HEAD_TYPES[prefix]}_head.pth'
 
 
 def test_every_dinov2_row_has_its_released_head(ledger):
     rows = {r['id']: r for r in ledger['rows']}
     heads = {h['row']: h for h in ledger['released_heads']}
-    expected = {
-        rid
-        for rid, row in rows.items()
-        if rid.startswith('dinov2-') and Path(row['config']).parent.name in DATASETS
-    }
+    expected = {rid for rid in rows if RELEASED_ROWS.match(rid)}
     assert expected and set(heads) == expected
     for rid, head in heads.items():
         assert PurePosixPath(head['url']).name == released_file_of(rows[rid]['config']), rid
