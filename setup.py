@@ -3,8 +3,8 @@ declare, and keeps OpenMMLab habits working (``pip install -v -e .``, ``python s
 
 The step: a built package (wheel, ``pip install .``) carries a copy of the top-level ``configs/``
 as ``vitspec/.mim/configs`` (where mmseg keeps its own), in which vitspec reads
-``vitspec::<path>`` config names. An editable install needs no copy: the checkout's ``vitspec/.mim/configs`` is a
-link to ``configs/``."""
+``vitspec::<path>`` config names. An editable install needs no copy: the checkout's
+``vitspec/.mim/configs`` is a link to ``configs/``."""
 
 import shutil
 from pathlib import Path
