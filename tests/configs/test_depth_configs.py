@@ -47,7 +47,11 @@ def test_the_grid_is_complete():
     } | {'linear_vit-7b16-dinov3_bnhead_8xb2-38k_kitti-352x704.py'}  # DINOv3 Table 3
     dinov3 |= {n.replace('_bnhead_', '_bnhead_train-mode-quirk_') for n in dinov3 if 'nyu' in n}
     assert {p.name for p in DINOV3} == dinov3
-    assert names == {p.name for p in REPRO + FIXED} | spec | dinov3
+    dinov2_in_dinov3 = {  # DINOv3 Table 3, the DINOv2 ViT-g/14 row
+        f'linear_vit-g14-dinov2_dinov3-protocol_bnhead_8xb2-38k_{ds}.py'
+        for ds in ('nyu-416x544', 'kitti-352x704')
+    }
+    assert names == {p.name for p in REPRO + FIXED} | spec | dinov3 | dinov2_in_dinov3
     assert len(REPRO) == len(FIXED) == 24
 
 

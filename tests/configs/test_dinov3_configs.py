@@ -94,3 +94,15 @@ def test_coco_backbone_has_rope_windows_and_dinov3_tokens():
     exempt = {n for n in names if re.search(cfg.optim_wrapper.paramwise_cfg.no_decay_regex, n)}
     assert {'backbone.cls_token', 'backbone.reg_token', 'backbone.blocks.3.ls2.gamma'} <= exempt
     assert 'backbone.blocks.3.attn.qkv.weight' not in exempt
+
+
+def test_table_3_segmentation_probes_see_1024_patch_tokens_whatever_the_patch():
+    """DINOv3 (arXiv 2508.10104) Table 3: segmentation 'with input resolution adapted to 1024 patch
+    tokens (i.e. 448 x 448 for patch size 14, 512 x 512 for patch size 16)': crops and windows."""
+    rows = [r for r in load_ledger()['rows'] if r['table'] == 'Table 3' and r['metric'] == 'mIoU']
+    assert {r['row'].split(',')[0] for r in rows} == {'DINOv3 ViT-7B/16', 'DINOv2 ViT-g/14'}
+    for row in rows:
+        cfg = Config.fromfile(ROOT / row['config'])
+        p = cfg.model.backbone.patch_size
+        for h, w in (cfg.model.test_cfg.crop_size, cfg.model.data_preprocessor.size):
+            assert (h % p, w % p, h // p * (w // p)) == (0, 0, 1024), row['id']

@@ -10,6 +10,7 @@ from mmengine.config import Config
 
 from tests.utils import ROOT
 from vitspec.apis.reproductions import (
+    NOT_APPLICABLE,
     NOT_FOUND,
     TOKEN,
     check_row,
@@ -43,6 +44,7 @@ REQUIRED = [  # the published results the ledger must hold
     'mae-ade20k-upernet-vitl16',
     *(f'vitdet-coco-maskrcnn-vit{s}-mae-{m}' for s in 'bl' for m in ('box', 'mask')),
     *(f'dinov3-{d}-lin-vit{s}' for d in ('ade20k', 'nyu') for s in ('s16', 'b16', 'l16')),
+    *(f'dinov3-{d}-lin-dinov2-vitg14' for d in ('ade20k', 'cityscapes', 'voc', 'nyu', 'kitti')),
 ]
 
 
@@ -95,7 +97,7 @@ def test_a_changed_field_fails_its_row():
             continue
         cfg = Config.fromfile(ROOT / row['config'])
         for name, spec in row_fields(LEDGER, row).items():
-            if expected(spec) == NOT_FOUND:
+            if expected(spec) in (NOT_FOUND, NOT_APPLICABLE):
                 continue
             mutated = copy.deepcopy(cfg)
             _set(mutated, name, _changed(field_value(cfg, name)))
@@ -105,6 +107,19 @@ def test_a_changed_field_fails_its_row():
             ), (name, problems)
             checked += 1
     assert checked > 100
+
+
+def test_a_not_applicable_field_fails_its_row_when_the_config_has_it():
+    """DINOv2 ViT-g/14 in DINOv3's protocol: the protocol's RoPE base is no field of its model."""
+    row = ROWS['dinov3-ade20k-lin-dinov2-vitg14']
+    assert row_fields(LEDGER, row)['model.backbone.rope.base']['value'] == NOT_APPLICABLE
+    cfg = Config.fromfile(ROOT / row['config'])
+    assert check_row(LEDGER, row, cfg) == []
+    cfg.model.backbone.rope = dict(base=100.0)
+    assert check_row(LEDGER, row, cfg) == [
+        f'{row["id"]}: model.backbone.rope.base = 100.0 in {row["config"]}, '
+        'ledger says not applicable (dinov2-backbones)'
+    ]
 
 
 def test_docs_reproduce_md_and_readme_follow_the_ledger():

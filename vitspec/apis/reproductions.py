@@ -25,6 +25,7 @@ LEDGER = config_dir() / LEDGER_PATH.name  # the shared file; each dataset folder
 SCHEMA = config_dir() / 'reproductions.schema.yaml'  # the schema this code reads, every ledger
 DOC = ROOT / DOC_PATH
 NOT_FOUND = 'not found'
+NOT_APPLICABLE = 'not applicable'  # a protocol field the row's model lacks: checked absent
 TOKEN = re.compile(r'([^.\[\]]+)|\[([^\]]+)\]')
 
 
@@ -109,7 +110,14 @@ def check_row(ledger: dict, row: dict, cfg=None, root: Path = ROOT) -> list:
         try:
             got = field_value(cfg, name)
         except (KeyError, IndexError, TypeError) as exc:
-            problems.append(f'{row["id"]}: {name}: missing in {row["config"]} ({exc})')
+            if want != NOT_APPLICABLE:
+                problems.append(f'{row["id"]}: {name}: missing in {row["config"]} ({exc})')
+            continue
+        if want == NOT_APPLICABLE:
+            problems.append(
+                f'{row["id"]}: {name} = {plain(got)!r} in {row["config"]}, '
+                f'ledger says not applicable ({spec.get("source")})'
+            )
             continue
         if not same(got, want):
             problems.append(
@@ -146,7 +154,8 @@ def render_doc(ledger: dict) -> str:
         '',
         'The protocol of each config is listed field by field below, with the published '
         'value and where it was read; the test suite checks every field against the built '
-        'config. "not found" marks a value that no published source gave; a deviation gives '
+        'config. "not found" marks a value that no published source gave; "not applicable" a '
+        "protocol field that the row's model does not have (checked absent); a deviation gives "
         'our value and the reason.',
         '',
     ]
@@ -237,5 +246,5 @@ def readme_with_table(readme: str, ledger: dict) -> str:
 
 def _field_line(name: str, spec: dict) -> str:
     ours = 'same' if 'ours' not in spec else f'{_fmt(spec["ours"])}: {spec["deviation"]}'
-    value = NOT_FOUND if spec['value'] == NOT_FOUND else _fmt(spec['value'])
+    value = spec['value'] if spec['value'] in (NOT_FOUND, NOT_APPLICABLE) else _fmt(spec['value'])
     return f'| `{name}` | {value} | {spec.get("source") or "-"} | {ours} |'
