@@ -124,7 +124,7 @@ def shrink(
     iters: int = 2,
     num_val: int = 2,
 ) -> Config:
-    cfg = Config.fromfile(path)
+    cfg = Config.fromfile(path, format_python_code=False)  # yapf: seconds per dump, same text
     shrink_sizes(cfg, factor)
     shrink_widths(cfg.model.get('module', cfg.model), dims, head_width)
     shrink_img_size(cfg.model.backbone, factor)
@@ -140,7 +140,8 @@ def shrink(
         evaluator = cfg.get(key)
         if isinstance(evaluator, dict) and 'ann_file' in evaluator:  # COCO: the demo's own
             evaluator.ann_file = f'{data_root}/{cfg.val_dataloader.dataset.ann_file}'
-    cfg.train_cfg.update(max_iters=iters, val_interval=iters + 1)  # evaluated by test()
+    # evaluated by test(): no validation (mmengine's loop validates at max_iters otherwise)
+    cfg.train_cfg.update(max_iters=iters, val_interval=iters + 1, val_begin=iters + 1)
     cfg.default_hooks.checkpoint.update(interval=iters, save_best=None)
     cfg.default_hooks.logger.interval = 1
     cfg.work_dir = work_dir
