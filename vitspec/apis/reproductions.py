@@ -97,11 +97,11 @@ def expected(spec: dict):
     return spec['ours'] if 'ours' in spec else spec['value']
 
 
-def check_row(ledger: dict, row: dict, cfg=None, root: Path = ROOT) -> list:
+def check_row(ledger: dict, row: dict, cfg=None, root: Path = None) -> list:
     """Mismatches between the built config (``root / row['config']``) and the row's fields,
-    one line each."""
+    one line each; ``root`` defaults to the folder holding config_dir() (installed or checkout)."""
     if cfg is None:
-        cfg = Config.fromfile(Path(root) / row['config'])
+        cfg = Config.fromfile(Path(root or config_dir().parent) / row['config'])
     problems = []
     for name, spec in row_fields(ledger, row).items():
         want = expected(spec)
