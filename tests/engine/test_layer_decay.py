@@ -101,6 +101,35 @@ def test_frozen_backbone_gets_no_group_and_no_state():
     assert state and not any(id(p) in backbone_ids for p in state)
 
 
+class Wrapped(nn.Module):
+    """A segmentor whose backbone sits one module down (EoMT: ``network.backbone``)."""
+
+    def __init__(self):
+        super().__init__()
+        self.network = ToySegmentor()
+
+
+def test_dotted_backbone_path_decays_the_nested_backbone():
+    model = Wrapped()
+    constructor = LayerDecayOptimWrapperConstructor(
+        dict(optimizer=dict(type='AdamW', lr=LR, weight_decay=WD)),
+        paramwise_cfg=dict(decay_rate=RATE, backbone='network.backbone'),
+    )
+    groups = groups_by_param(constructor(model))
+    for name, _ in model.named_parameters():
+        inner = name[len('network.') :]
+        assert groups[name][0] == pytest.approx(LR * RATE ** expected_depth_from_top(inner)), name
+
+
+def test_backbone_path_not_found_is_refused_by_name():
+    constructor = LayerDecayOptimWrapperConstructor(
+        dict(optimizer=dict(type='AdamW', lr=LR, weight_decay=WD)),
+        paramwise_cfg=dict(decay_rate=RATE, backbone='network.backbone'),
+    )
+    with pytest.raises(ValueError, match="backbone='network.backbone' is not an attribute"):
+        constructor(ToySegmentor())
+
+
 def test_backbone_without_layer_depths_is_refused_by_name():
     model = nn.Module()
     model.backbone = nn.Linear(2, 2)

@@ -20,7 +20,9 @@ class LayerDecayOptimWrapperConstructor(DefaultOptimWrapperConstructor):
     """AdamW-style parameter groups with ``lr * decay_rate ** (num_depths - 1 - depth)``.
 
     ``paramwise_cfg``: ``decay_rate`` (1.0: no decay across layers) and ``backbone``, the
-    attribute of the model holding the backbone ('backbone'). The depth of each backbone
+    attribute of the model holding the backbone ('backbone'; a dotted path such as
+    'network.backbone' for EoMT, whose parameters are named by that path; a path given but
+    not found is an error). The depth of each backbone
     parameter comes from ``backbone.get_layer_depth(full_name, prefix)`` -> (depth, num_depths);
     everything outside the backbone (neck, heads) gets the top depth, i.e. the base lr.
     Norms, biases, position embeddings, CLS/register tokens and LayerScale gammas get no weight
@@ -47,7 +49,12 @@ class LayerDecayOptimWrapperConstructor(DefaultOptimWrapperConstructor):
     def add_params(self, params: List[dict], module: nn.Module, **kwargs) -> None:
         decay_rate = float(self.paramwise_cfg.get('decay_rate', 1.0))
         backbone_attr = self.paramwise_cfg.get('backbone', 'backbone')
-        backbone = getattr(module, backbone_attr, None)
+        backbone = _attribute(module, backbone_attr)
+        if backbone is None and 'backbone' in self.paramwise_cfg:
+            raise ValueError(
+                f'LayerDecayOptimWrapperConstructor: paramwise_cfg backbone={backbone_attr!r} '
+                f'is not an attribute of {type(module).__name__}'
+            )
         if backbone is not None and not hasattr(backbone, 'get_layer_depth'):
             raise TypeError(
                 f'{type(backbone).__name__} has no get_layer_depth(name, prefix): '
@@ -92,3 +99,12 @@ class LayerDecayOptimWrapperConstructor(DefaultOptimWrapperConstructor):
             f'{skipped} frozen parameters left out of the optimizer',
             logger='current',
         )
+
+
+def _attribute(module: nn.Module, path: str):
+    """``module``'s attribute at the dotted ``path``, or None."""
+    for name in path.split('.'):
+        module = getattr(module, name, None)
+        if module is None:
+            return None
+    return module
