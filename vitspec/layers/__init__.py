@@ -10,6 +10,7 @@ from .patch_embed import PatchEmbed, center_pad_to_multiple
 from .plain import LayerNorm, Linear
 from .pos_embed import resample_pos_embed
 from .rope import RopePositionEmbedding
+from .scale_block import ScaleBlock
 from .specialized import SpecializedLayerNorm, SpecializedLayerScale, SpecializedLinear
 from .swiglu import SwiGLU
 from .talking_heads import TalkingHeadAttention
@@ -28,6 +29,7 @@ __all__ = [
     'NoLayerScale',
     'PatchEmbed',
     'RopePositionEmbedding',
+    'ScaleBlock',
     'SpecializedLayerNorm',
     'SpecializedLayerScale',
     'SpecializedLinear',

@@ -3,6 +3,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .plain import Linear
+from .query_parts import with_query_rows
 from .rel_pos import (
     REL_POS_MODES,
     decomposed_rel_pos_bias,
@@ -35,6 +36,11 @@ class Attention(nn.Module):
     A layout with ``rope`` tables (see `rope`) rotates q and k of every token before the
     attention, windowed or not, so windows see the rotations of the global patch grid; prefix
     rows are the identity. Window padding of 'zeros' is not rotated (it has no grid position).
+
+    A layout's ``attn_mask`` (bool, True = may attend; EoMT's masked attention) joins the
+    global attention, combined with a relative position bias if there is one; windowed
+    attention refuses it. ``query_qkv`` (None, or the query tokens' copy of ``qkv``, see
+    `query_parts`) computes the q, k and v of the layout's query tokens.
     """
 
     def __init__(
@@ -57,6 +63,7 @@ class Attention(nn.Module):
         self.head_dim = head_dim or dim // num_heads
         inner = self.num_heads * self.head_dim
         self.qkv = qkv_layer(dim, 3 * inner, bias=qkv_bias)
+        self.query_qkv = None
         self.attn_drop = attn_drop
         self.proj = nn.Linear(inner, dim)
         self.proj_drop = nn.Dropout(proj_drop)
@@ -85,22 +92,26 @@ class Attention(nn.Module):
         )
         self.register_buffer('relative_position_index', table_index(rel_pos_size), persistent=False)
 
-    def _qkv(self, x: torch.Tensor, num_cls: int):
+    def _qkv(self, x: torch.Tensor, num_cls: int, layout: TokenLayout = TokenLayout()):
         B, N, _ = x.shape
-        qkv = self.qkv(x, num_cls)
+        qkv = with_query_rows(self.qkv(x, num_cls), self.query_qkv, x, layout)
         qkv = qkv.reshape(B, N, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4)
         return qkv.unbind(0)
 
     def forward(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()) -> torch.Tensor:
         B, N, _ = x.shape
-        num_cls, hw = layout.num_cls, layout.hw
-        q, k, v = self._qkv(x, num_cls)
+        hw = layout.hw
+        q, k, v = self._qkv(x, layout.num_cls, layout)
         if layout.rope is not None:
             q, k = apply_rope(q, layout.rope), apply_rope(k, layout.rope)
         if (self.window_size or self.rel_pos_bias) and hw is None:
             raise ValueError(
                 'windowed attention and relative position bias need the patch '
                 'grid: forward(x, TokenLayout(num_cls, hw=(h, w)))'
+            )
+        if self.window_size and layout.attn_mask is not None:
+            raise ValueError(
+                'windowed attention takes no attn_mask: masked attention (EoMT) needs global blocks'
             )
         if self.window_size:
             rel_pos = (self.rel_pos_h, self.rel_pos_w) if self.rel_pos_bias else None
@@ -110,7 +121,7 @@ class Attention(nn.Module):
                 q,
                 k,
                 v,
-                attn_mask=self._global_bias(q, hw),
+                attn_mask=_with_mask(self._global_bias(q, hw), layout.attn_mask),
                 dropout_p=self.attn_drop if self.training else 0.0,
             )
         return self.proj_drop(self.proj(x.transpose(1, 2).reshape(B, N, -1)))
@@ -141,3 +152,15 @@ class Attention(nn.Module):
         skip = 1 - num_prefix  # without CLS, the patch part of the index
         index = self.relative_position_index[skip:, skip:]
         return table_rel_pos_bias(self.relative_position_bias_table, index).to(q.dtype)
+
+
+def _with_mask(bias, mask):
+    """SDPA's attn_mask from a float bias (or None) and a bool mask (or None), (B, N, N) masks
+    broadcast over the heads."""
+    if mask is None:
+        return bias
+    if mask.dim() == 3:
+        mask = mask.unsqueeze(1)
+    if bias is None:
+        return mask
+    return torch.where(mask, bias, float('-inf'))

@@ -6,6 +6,7 @@ from torch import nn
 
 from .layer_scale import NoLayerScale
 from .plain import LayerNorm
+from .query_parts import with_query_rows
 from .token_layout import TokenLayout
 
 Part = Union[nn.Module, Callable[[int], nn.Module]]
@@ -20,7 +21,8 @@ class Block(nn.Module):
     ``part(x, layout)``. ``norm_layer``, ``ls_layer``: callables ``(dim) -> module``, built twice
     (before and after the attention); norms and LayerScales are called as ``part(x,
     layout.num_cls)`` (`LayerNorm` or a SpecializedLayerNorm; `LayerScale` or a
-    SpecializedLayerScale, None: none).
+    SpecializedLayerScale, None: none). ``query_norm1`` / ``query_ls1`` / ``query_norm2`` /
+    ``query_ls2``: None, or the query tokens' copies (`query_parts.attach_query_parts`).
     """
 
     def __init__(
@@ -42,11 +44,17 @@ class Block(nn.Module):
         self.mlp = _build(mlp_layer, dim)
         self.ls2 = ls_layer(dim)
         self.drop_path2 = DropPath(drop_path) if drop_path > 0 else nn.Identity()
+        self.query_norm1 = self.query_ls1 = self.query_norm2 = self.query_ls2 = None
 
     def forward(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()) -> torch.Tensor:
-        n = layout.num_cls
-        x = x + self.drop_path1(self.ls1(self.attn(self.norm1(x, n), layout), n))
-        return x + self.drop_path2(self.ls2(self.mlp(self.norm2(x, n), layout), n))
+        y = self.attn(_part(self.norm1, self.query_norm1, x, layout), layout)
+        x = x + self.drop_path1(_part(self.ls1, self.query_ls1, y, layout))
+        y = self.mlp(_part(self.norm2, self.query_norm2, x, layout), layout)
+        return x + self.drop_path2(_part(self.ls2, self.query_ls2, y, layout))
+
+
+def _part(shared: nn.Module, query, x: torch.Tensor, layout: TokenLayout) -> torch.Tensor:
+    return with_query_rows(shared(x, layout.num_cls), query, x, layout)
 
 
 def _build(part: Part, dim: int) -> nn.Module:

@@ -28,9 +28,10 @@ class TalkingHeadAttention(Attention):
     def forward(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()) -> torch.Tensor:
         if self.window_size:
             raise ValueError('talking heads mix all heads over all tokens: no windowed form')
+        if layout.attn_mask is not None:
+            raise ValueError('talking heads (CaiT) take no attn_mask (EoMT masked attention)')
         B, N, _ = x.shape
-        num_cls = layout.num_cls
-        q, k, v = self._qkv(x, num_cls)
+        q, k, v = self._qkv(x, layout.num_cls, layout)
         attn = (q * self.scale) @ k.transpose(-2, -1)
         attn = _mix_heads(attn, self.proj_l).softmax(dim=-1)
         attn = F.dropout(_mix_heads(attn, self.proj_w), self.attn_drop, self.training)

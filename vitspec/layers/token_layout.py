@@ -6,15 +6,28 @@ import torch
 
 
 class TokenLayout(NamedTuple):
-    """Tokens are laid out ``[CLS group | other prefix tokens | patches]``.
+    """Tokens are laid out ``[CLS group | other prefix tokens | queries | patches]``.
 
     ``num_cls``: the first ``num_cls`` tokens take the CLS copies of specialized layers (0: all
     tokens share the parameters). ``hw``: the (h, w) patch grid the last ``h * w`` tokens form;
-    windowed attention and relative position bias need it, the other parts ignore it.
-    ``rope``: the (sin, cos) rotary tables of all tokens (see `rope`; prefix rows are the
-    identity), computed once per forward by the backbone; None: no rotary embedding.
+    windowed attention, relative position bias and queries need it, the other parts ignore it.
+    ``rope``: the (sin, cos) rotary tables of all tokens (see `rope`; prefix rows, queries
+    included, are the identity), computed once per forward by the backbone; None: no rotary
+    embedding. ``num_queries``: the EoMT query tokens right before the patches (they take the
+    query copies of a block's parts, see `query_parts`). ``attn_mask``: bool, (B, N, N) or
+    broadcastable to (B, heads, N, N), True where a token may attend (as SDPA's); global
+    attention only.
     """
 
     num_cls: int = 0
     hw: Optional[Tuple[int, int]] = None
     rope: Optional[Tuple[torch.Tensor, torch.Tensor]] = None
+    num_queries: int = 0
+    attn_mask: Optional[torch.Tensor] = None
+
+    def query_slice(self, num_tokens: int) -> slice:
+        """The positions of the query tokens in a sequence of ``num_tokens``."""
+        if self.hw is None:
+            raise ValueError('a layout with queries needs the patch grid: TokenLayout(hw=(h, w))')
+        end = num_tokens - self.hw[0] * self.hw[1]
+        return slice(end - self.num_queries, end)

@@ -2,6 +2,7 @@
 
 import re
 
+from vitspec.layers.query_parts import is_query_key, query_shared_key
 from vitspec.layers.specialized import is_cls_key, shared_key
 
 REL_POS_PARAMS = ('rel_pos_h', 'rel_pos_w', 'relative_position_bias_table')
@@ -9,9 +10,10 @@ OWN_BUFFERS = ('rope.periods',)  # made from the backbone's options, not learned
 
 
 def fill_missing_keys(own: dict, sd: dict, missing, identity_layer_scale: bool) -> list:
-    """Missing CLS copies of specialized weights start from the shared (patch) weights in
-    ``sd``; LoRA factors and relative position biases (absent from e.g. MAE pretraining) keep
-    the model's own init (``own``: its state dict; B = 0, zero bias), as do OWN_BUFFERS and, when
+    """Missing CLS copies of specialized weights and query copies (EoMT's query
+    specialization, `query_parts`) start from the shared (patch) weights in ``sd``; LoRA
+    factors and relative position biases (absent from e.g. MAE pretraining) keep the model's
+    own init (``own``: its state dict; B = 0, zero bias), as do OWN_BUFFERS and, when
     ``identity_layer_scale`` (initialised to 1.0, MAE's segmentation fine-tuning), LayerScales,
     which leave the loaded network's function unchanged. Returns the keys added to ``sd``."""
     filled = []
@@ -21,9 +23,12 @@ def fill_missing_keys(own: dict, sd: dict, missing, identity_layer_scale: bool) 
             sd[key] = own[key]
             filled.append(key)
             continue
-        if not is_cls_key(key):
+        if is_query_key(key):
+            src = query_shared_key(key)
+        elif is_cls_key(key):
+            src = shared_key(key)
+        else:
             continue
-        src = shared_key(key)
         if src is None:
             sd[key] = own[key]
         elif src in sd:
