@@ -8,6 +8,7 @@ from .finite_loss import FiniteLossOptimWrapper
 from .finite_loss_amp import FiniteLossAmpOptimWrapper
 from .layer_decay import LayerDecayOptimWrapperConstructor
 from .linear_probe import BackboneNotFrozenError, LinearProbeHook
+from .mask_annealing import MaskAnnealingHook
 from .mmcv_ops_check import MmcvCudaOpsCheckHook
 from .no_decay import no_decay_parameters
 from .progress_bar_hook import EvalProgressBarHook
@@ -31,6 +32,7 @@ __all__ = [
     'FiniteLossOptimWrapper',
     'LayerDecayOptimWrapperConstructor',
     'LinearProbeHook',
+    'MaskAnnealingHook',
     'MmcvCudaOpsCheckHook',
     'no_decay_parameters',
     'SafeIOHook',

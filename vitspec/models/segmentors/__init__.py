@@ -1,4 +1,5 @@
 from .chunked_encoder_decoder import ChunkedEncoderDecoder
 from .chunked_seg_tta import ChunkedSegTTAModel
+from .eomt import EoMT
 
-__all__ = ['ChunkedEncoderDecoder', 'ChunkedSegTTAModel']
+__all__ = ['ChunkedEncoderDecoder', 'ChunkedSegTTAModel', 'EoMT']
