@@ -6,6 +6,7 @@ from .block import Block
 from .class_attention import ClassAttention, ClassAttentionBlock
 from .layer_scale import LayerScale, NoLayerScale
 from .mlp import Mlp
+from .multi_level_conv_ffn import LevelwiseDepthwiseConv, MultiLevelConvFFN
 from .patch_embed import PatchEmbed, center_pad_to_multiple
 from .plain import LayerNorm, Linear
 from .pos_embed import resample_pos_embed
@@ -24,8 +25,10 @@ __all__ = [
     'ClassAttentionBlock',
     'LayerNorm',
     'LayerScale',
+    'LevelwiseDepthwiseConv',
     'Linear',
     'Mlp',
+    'MultiLevelConvFFN',
     'NoLayerScale',
     'PatchEmbed',
     'RopePositionEmbedding',
