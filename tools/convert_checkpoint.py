@@ -32,6 +32,13 @@ heads) becomes a whole checkpoint of CONFIG's model: the backbone from the check
         --head-config configs/ade20k/linear_vit-s14-dinov2_bnhead_8xb2-40k_ade20k-512x512.py
     tools/dist_test.sh configs/ade20k/linear_vit-s14-dinov2_bnhead_8xb2-40k_ade20k-512x512.py \
         work_dirs/released/dinov2_vits14_ade20k_linear.pth 8
+
+A released EoMT checkpoint (tue-mps/eomt, Hugging Face ``pytorch_model.bin``, DINOv2 configs)
+becomes a checkpoint of our EoMT segmentor (``network.*``), its ``meta['backbone_cfg']`` and
+``meta['eomt_cfg']`` (num_classes, num_queries, num_blocks) read off the weights:
+
+    python tools/convert_checkpoint.py pytorch_model.bin work_dirs/released/eomt_l_ade20k.pth \
+        --format eomt
 """
 
 import argparse
@@ -39,16 +46,19 @@ import pprint
 import sys
 
 from vitspec.apis.convert_checkpoint import convert_file
+from vitspec.apis.convert_eomt import convert_eomt_file
 from vitspec.apis.convert_head import convert_head_file
 from vitspec.checkpoints.formats import FORMATS
 from vitspec.errors import CheckpointError
+
+EOMT = 'eomt'  # a whole released EoMT network (vitspec.checkpoints.eomt_format)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('src', help='source checkpoint')
     parser.add_argument('dst', help='converted checkpoint to write')
-    parser.add_argument('--format', required=True, choices=sorted(FORMATS))
+    parser.add_argument('--format', required=True, choices=sorted([*FORMATS, EOMT]))
     parser.add_argument(
         '--num-heads',
         type=int,
@@ -90,6 +100,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.head_config:
         return convert_head(args)
+    if args.format == EOMT:
+        return convert_eomt(args)
     if args.backbone:
         parser.error('--backbone goes with --head-config')
     try:
@@ -107,6 +119,20 @@ def main(argv=None):
         return 1
     print(f'wrote {args.dst}; backbone:')
     print(pprint.pformat(dict(type='SpecViT', **backbone_cfg), sort_dicts=False))
+    return 0
+
+
+def convert_eomt(args) -> int:
+    if args.backbone or args.use_ema or args.branch != 'teacher':
+        print('error: --format eomt takes none of --backbone, --use-ema, --branch', file=sys.stderr)
+        return 1
+    try:
+        meta = convert_eomt_file(args.src, args.dst, args.num_heads, args.trust_pickle)
+    except (CheckpointError, FileNotFoundError, ValueError) as exc:
+        print(f'error: {exc}', file=sys.stderr)
+        return 1
+    print(f'wrote {args.dst}; network under network.*: EoMT {meta["eomt_cfg"]}, backbone:')
+    print(pprint.pformat(dict(type='SpecViT', **meta['backbone_cfg']), sort_dicts=False))
     return 0
 
 

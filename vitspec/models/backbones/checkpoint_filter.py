@@ -26,8 +26,8 @@ def filter_checkpoint(model, state_dict: dict) -> FilteredCheckpoint:
     )
     if filled:
         notes.append(
-            'not in the checkpoint, initialized from shared weights (CLS copies) or at their '
-            f'own init (LoRA B, relative position biases, rope periods): {", ".join(filled)}'
+            'not in the checkpoint, initialized from shared weights (CLS / query copies) or at '
+            f'their own init (LoRA B, relative position biases, rope periods): {", ".join(filled)}'
         )
     return FilteredCheckpoint(sd, filled, notes)
 

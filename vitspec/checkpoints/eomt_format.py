@@ -1,0 +1,94 @@
+"""tue-mps/eomt's released checkpoints (Hugging Face ``pytorch_model.bin`` per config), mapped to
+EoMTNetwork's names.
+
+The files are the state dict of their Lightning module (training/lightning_module.py loads them
+with ``load_state_dict`` after dropping ``criterion.empty_weight``; ``on_save_checkpoint``
+removes torch.compile's ``._orig_mod``). Read in models/eomt.py and models/vit.py, the network is
+``network.*``:
+
+- ``encoder.backbone.*``: a timm VisionTransformer (DINOv2 configs: ``vit_*_reg4_dinov2`` built
+  at the config's img_size and patch 16, so ``pos_embed`` covers the patch grid only and
+  registers carry none), timm's names = SpecViT's; ``encoder.pixel_mean`` / ``pixel_std``
+  (ImageNet's) are dropped: normalization is the data preprocessor's.
+- ``q.weight``: the query embedding (``nn.Embedding(num_q, dim)``) -> ``query_embed.weight``.
+- ``class_head``, ``mask_head`` (Sequential: 0, 2, 4), ``upscale`` (ScaleBlocks: conv1, conv2,
+  norm) -> ``head.*``, the same names below.
+- ``attn_mask_probs``: the annealing state, length num_blocks.
+The DINOv3 configs use a Hugging Face transformers backbone with other names: not converted here.
+"""
+
+import re
+
+from vitspec.errors import CheckpointError
+
+from .architecture import infer_backbone_cfg
+
+NETWORK = 'network.'
+BACKBONE = 'encoder.backbone.'
+# the Lightning module's keys outside the network that mean nothing to it
+DROPPED = re.compile(r'^(criterion\.empty_weight|network\.encoder\.pixel_(mean|std))$')
+_RENAMES = (
+    (rf'^{re.escape(BACKBONE)}', 'backbone.'),
+    (r'^q\.weight$', 'query_embed.weight'),
+    (r'^(class_head|mask_head|upscale)\.', r'head.\1.'),
+)
+
+
+def eomt_state_dict(checkpoint) -> dict:
+    """The tensor dict of a released file (``state_dict`` entry or the dict itself), free of
+    ``._orig_mod``."""
+    sd = checkpoint.get('state_dict', checkpoint) if isinstance(checkpoint, dict) else None
+    if not isinstance(sd, dict) or not any(k.startswith(NETWORK) for k in sd):
+        raise CheckpointError('not an EoMT checkpoint: no network.* keys (tue-mps/eomt layout)')
+    return {k.replace('._orig_mod', ''): v for k, v in sd.items()}
+
+
+def from_eomt(sd: dict) -> dict:
+    """A released state dict -> EoMTNetwork's state dict (backbone in SpecViT's timm names)."""
+    out = {}
+    unknown = []
+    for key, value in sd.items():
+        if DROPPED.match(key):
+            continue
+        if not key.startswith(NETWORK):
+            unknown.append(key)
+            continue
+        name = key[len(NETWORK) :]
+        if name.startswith('encoder.') and not name.startswith(BACKBONE):
+            unknown.append(key)
+            continue
+        for pattern, repl in _RENAMES:
+            name = re.sub(pattern, repl, name)
+        out[name] = value
+    if unknown:
+        raise CheckpointError(f'keys outside the EoMT network layout: {", ".join(unknown)}')
+    if 'backbone.blocks.0.attention.q_proj.weight' in out or any(
+        '.layer.' in k for k in out if k.startswith('backbone.')
+    ):
+        raise CheckpointError('a transformers (DINOv3) EoMT backbone: not converted yet')
+    return out
+
+
+def eomt_network_cfg(sd: dict) -> dict:
+    """EoMTNetwork's arguments read off a converted state dict."""
+    for key in ('query_embed.weight', 'head.class_head.weight', 'attn_mask_probs'):
+        if key not in sd:
+            raise CheckpointError(f'not an EoMT network state dict: no {key!r}')
+    return dict(
+        num_classes=sd['head.class_head.weight'].shape[0] - 1,
+        num_queries=sd['query_embed.weight'].shape[0],
+        num_blocks=sd['attn_mask_probs'].shape[0],
+    )
+
+
+def split_backbone(sd: dict) -> tuple:
+    """(the backbone's tensors without ``backbone.``, the rest)."""
+    inner = {k[len('backbone.') :]: v for k, v in sd.items() if k.startswith('backbone.')}
+    return inner, {k: v for k, v in sd.items() if not k.startswith('backbone.')}
+
+
+def convert_eomt_checkpoint(checkpoint, num_heads: int = None) -> tuple:
+    """(EoMTNetwork state dict, SpecViT kwargs of its backbone, EoMTNetwork kwargs)."""
+    sd = from_eomt(eomt_state_dict(checkpoint))
+    backbone, _ = split_backbone(sd)
+    return sd, infer_backbone_cfg(backbone, 'timm', num_heads), eomt_network_cfg(sd)
