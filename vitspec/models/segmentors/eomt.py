@@ -18,6 +18,7 @@ from torch import Tensor
 
 from ..losses.mask_classification_loss import MaskClassificationLoss
 from .chunked_encoder_decoder import ChunkedEncoderDecoder
+from .eomt_network import EoMTNetwork
 from .row_resize import DEFAULT_CHUNK_BYTES
 
 
@@ -92,7 +93,7 @@ class EoMT(ChunkedEncoderDecoder):
             raise ValueError(f'EoMT num_classes must be a positive int, got {num_classes!r}')
         if not isinstance(num_queries, int) or num_queries < 1:
             raise ValueError(f'EoMT num_queries must be a positive int, got {num_queries!r}')
-        self.network = self.build_network(
+        self.network = EoMTNetwork(
             MODELS.build(backbone),
             num_classes=num_classes,
             num_queries=num_queries,
@@ -113,12 +114,6 @@ class EoMT(ChunkedEncoderDecoder):
         self.test_cfg = ConfigDict(test_cfg if test_cfg is not None else dict(mode='whole'))
 
     @staticmethod
-    def build_network(backbone, **kwargs):
-        from .eomt_network import EoMTNetwork
-
-        return EoMTNetwork(backbone, **kwargs)
-
-    @staticmethod
     def _loss_cfg(loss: Optional[dict]) -> dict:
         loss = dict(loss or {})
         if 'type' in loss:
@@ -129,8 +124,10 @@ class EoMT(ChunkedEncoderDecoder):
         return loss
 
     @property
-    def with_decode_head(self) -> bool:
-        return True  # the mask module: mmseg's tools ask before they test
+    def decode_head(self) -> MaskClassificationLoss:
+        """What tools read of a segmentor's decode head (``num_classes``, ``ignore_index``,
+        e.g. the training-targets check): the loss, which holds both."""
+        return self.criterion
 
     def extract_feat(self, inputs: Tensor) -> Tuple[List[Tensor], List[Tensor]]:
         """Mask logits and class logits of every prediction layer (the network's forward)."""
