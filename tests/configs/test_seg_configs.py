@@ -52,7 +52,10 @@ def test_config_builds_model_optimizer_and_pipelines(path):
         model.backbone.token_graying = torch.nn.Identity()  # it keeps the image shape
     with torch.no_grad():
         logits = model.eval()(torch.empty(1, 3, h, w, device='meta'), mode='tensor')
-    assert logits.shape[1] == cfg.model.decode_head.num_classes
+    if cfg.model.type == 'EoMT':  # per-layer mask and class logits; classes + no-object
+        assert logits[1][-1].shape[-1] == cfg.model.num_classes + 1
+    else:
+        assert logits.shape[1] == cfg.model.decode_head.num_classes
     with DefaultScope.overwrite_default_scope('mmseg'):
         build_optim_wrapper(model, cfg.optim_wrapper)
         for name in ('train_pipeline', 'test_pipeline', 'tta_pipeline'):

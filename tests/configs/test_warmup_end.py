@@ -21,6 +21,8 @@ PUBLISHED = {
     '_base_/schedules/schedule_dinov3_depth_38k.py': 12800,  # DINOv3 config-nyu.yaml
     '_base_/schedules/schedule_dinov3_linear_40k.py': 1500,  # DINOv3 linear segmentation
     '_base_/schedules/schedule_demo.py': 50,
+    '_base_/schedules/schedule_eomt_39k.py': 1500,  # tue-mps/eomt: the backbone's 500 + 1000
+    '_base_/schedules/schedule_eomt_20k.py': 1500,
     'ade20k/upernet_vit-l16-mae_f2p_8xb2-amp-160k_ade20k-512x512.py': 3000,  # mmseg BEiT-L
     'ade20k/upernet_vit-l16-deit3_f2p_8xb2-amp-160k_ade20k-512x512.py': 3000,  # mmseg BEiT-L
     'demo/lin4_specvit-tiny-p8_2xb2-100it_demo-nyu-112x144.py': 20,

@@ -1,0 +1,44 @@
+# EoMT's optimization (tue-mps/eomt training/lightning_module.py configure_optimizers,
+# training/mask_classification_semantic.py defaults, main.py trainer defaults): AdamW lr 1e-4,
+# torch's betas, weight decay 0.05 on every parameter (no_decay_regex matches no name), layer-wise
+# lr decay 0.8 over the backbone's blocks (our depth rule, see docs/mask_classification.md for
+# how it differs), gradients clipped to norm 0.01, fp16 mixed precision with a dynamic loss
+# scale (Lightning's '16-mixed'), seed 0. Warm-up to iteration 1500 (upstream's two-stage warm-up,
+# warmup_steps [500, 1000], ends there for the backbone), then poly 0.9 to 0 at the last
+# iteration. 39,153 iterations: ADE20K's 31 epochs of 16 images (configs/dinov2/ade20k/semantic/
+# eomt_large_512.yaml); schedule_eomt_20k.py has Cityscapes' count.
+optim_wrapper = dict(
+    type='FiniteLossAmpOptimWrapper',
+    loss_scale='dynamic',
+    optimizer=dict(type='AdamW', lr=1e-4, betas=(0.9, 0.999), weight_decay=0.05),
+    clip_grad=dict(max_norm=0.01, norm_type=2),
+    constructor='LayerDecayOptimWrapperConstructor',
+    paramwise_cfg=dict(decay_rate=0.8, backbone='network.backbone', no_decay_regex='^$'),
+)
+warmup_iters = 1500  # upstream's backbone: 500 at lr 0, then 1000 of linear warm-up
+poly_power = 0.9
+max_iters = 39153  # 31 epochs x 1,263 batches of 16 (the last partial batch dropped)
+param_scheduler = [
+    # mmengine's LinearLR reaches its end factor at step end - 1
+    dict(type='LinearLR', start_factor=1e-6, by_epoch=False, begin=0, end=warmup_iters + 1),
+    dict(
+        type='PolyLR',
+        power=poly_power,
+        eta_min=0.0,
+        by_epoch=False,
+        begin=warmup_iters,
+        end=max_iters,
+    ),
+]
+train_cfg = dict(type='IterBasedTrainLoop', max_iters=max_iters, val_interval=4000)
+val_cfg = dict(type='ValLoop')
+test_cfg = dict(type='TestLoop')
+randomness = dict(seed=0)
+default_hooks = dict(
+    timer=dict(type='IterTimerHook'),
+    logger=dict(type='LoggerHook', interval=50, log_metric_by_epoch=False),
+    param_scheduler=dict(type='ParamSchedulerHook'),
+    checkpoint=dict(type='CheckpointHook', by_epoch=False, interval=4000, max_keep_ckpts=2),
+    sampler_seed=dict(type='DistSamplerSeedHook'),
+    visualization=dict(type='StoredOrderSegVisualizationHook'),
+)
