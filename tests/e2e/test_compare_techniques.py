@@ -13,6 +13,7 @@ from vitspec.models import SpecViT
 
 DEMO = 'configs/demo/fcn_specvit-tiny-p8-{}_2xb4-500it_demo-ade20k-128x128.py'
 PLAIN, SPEC = DEMO.format('plain'), DEMO.format('spec')
+ITERS = 4
 
 
 def test_only_the_technique_may_differ():
@@ -40,9 +41,9 @@ def test_plain_vs_specialized_from_one_checkpoint_in_one_command(tmp_path):
     options = [
         'model.backbone.init_cfg.type=Pretrained',
         f'model.backbone.init_cfg.checkpoint={checkpoint}',
-        'train_cfg.max_iters=20',
-        'train_cfg.val_interval=20',
-        'default_hooks.checkpoint.interval=20',
+        f'train_cfg.max_iters={ITERS}',
+        f'train_cfg.val_interval={ITERS}',
+        f'default_hooks.checkpoint.interval={ITERS}',
     ]
     options += [f'{s}_dataloader.dataset.data_root={root}' for s in ('train', 'val', 'test')]
     proc = run_tool(
@@ -63,6 +64,6 @@ def test_plain_vs_specialized_from_one_checkpoint_in_one_command(tmp_path):
     assert re.search(r'differ in [\w., ]*model.backbone.specialize', out)
     assert 'initialized from shared' in out  # the specialized run started from the same weights
     rows = re.findall(
-        r'^(fcn_specvit-tiny-p8-(?:plain|spec)\S*)\s+20\s+([0-9.]+)', proc.stdout, re.M
+        rf'^(fcn_specvit-tiny-p8-(?:plain|spec)\S*)\s+{ITERS}\s+([0-9.]+)', proc.stdout, re.M
     )
     assert [r[0].split('-')[3].split('_')[0] for r in rows] == ['plain', 'spec'], proc.stdout

@@ -2,9 +2,9 @@
 Mask R-CNN, validated with CocoMetric at the end of training.
 
 The demo config's own 800 iterations (bbox AP 0.067, docs/demo.md) take 7-20 minutes; the test
-runs its schedule shortened to 300 iterations (the lr drop at 80% kept), which shows that it
+runs its schedule shortened to 150 iterations (the lr drop at 80% kept), which shows that it
 learns: an untrained model predicts nothing, and bbox AP50 rises from 0.005 after 50 iterations
-to about 0.08-0.11 after 300 here."""
+to 0.030 after 120, 0.039 after 150 and about 0.08-0.11 after 300 here."""
 
 from pathlib import Path
 
@@ -14,10 +14,10 @@ from tests.utils import make_demo_data, run_tool
 from vitspec.apis.run_logs import last_validation
 
 CONFIG = 'configs/demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-800it_demo-coco-160x160.py'
-ITERS = 300
-# 300 iterations take 3 minutes on a quiet 2-core host, 8-10 on a busy one (1.55 s each) and
-# 18 on a crowded one.
-BUDGET_S = 1800
+ITERS = 150
+# 300 iterations took 3 minutes on a quiet 2-core host, 8-10 on a busy one (1.55 s each) and
+# 18 on a crowded one; 150 take half that.
+BUDGET_S = 1200
 
 
 @pytest.fixture(scope='module')
@@ -74,9 +74,9 @@ def test_dist_train_learns_to_detect(demo_coco, tmp_path):
         timeout=BUDGET_S,
     )
     metrics = final_val_metrics(work)
-    # An untrained model predicts nothing (no CocoMetric result at all). After 300 iterations
-    # it reaches bbox AP 0.020-0.025, AP50 0.076-0.113, segm AP 0.011-0.018 here (runs that
-    # differ in rounding); after 150, bbox AP 0.009, AP50 0.039.
-    assert metrics['coco/bbox_mAP'] >= 0.01, metrics
-    assert metrics['coco/bbox_mAP_50'] >= 0.04, metrics
+    # An untrained model predicts nothing (no CocoMetric result at all), after 50 iterations
+    # AP50 is 0.005. After 150 it reaches bbox AP 0.009, AP50 0.039 here (after 120: 0.007,
+    # 0.030, segm AP 0.004); the bars sit at about half, as runs differ in rounding.
+    assert metrics['coco/bbox_mAP'] >= 0.004, metrics
+    assert metrics['coco/bbox_mAP_50'] >= 0.015, metrics
     assert metrics['coco/segm_mAP'] > 0.0, metrics

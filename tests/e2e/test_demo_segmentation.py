@@ -12,6 +12,9 @@ from PIL import Image
 from tests.utils import make_demo_data, run_tool
 
 CONFIG = 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
+# 60 iterations reach mIoU 28.6 on this data (100: 54.6), against a constant-predictor bound
+# of 9.1: enough to show learning, at a third of the CI time of the former 150.
+ITERS = 60
 
 
 @pytest.fixture(scope='module')
@@ -45,12 +48,12 @@ def test_dist_train_then_dist_test_beats_chance(demo_ade, tmp_path):
             work,
             '--cfg-options',
             *data_options(demo_ade),
-            'train_cfg.max_iters=150',
-            'train_cfg.val_interval=150',
-            'default_hooks.checkpoint.interval=150',
+            f'train_cfg.max_iters={ITERS}',
+            f'train_cfg.val_interval={ITERS}',
+            f'default_hooks.checkpoint.interval={ITERS}',
         ]
     )
-    ckpt = work / 'iter_150.pth'
+    ckpt = work / f'iter_{ITERS}.pth'
     assert ckpt.is_file()
     proc = run_tool(
         [
