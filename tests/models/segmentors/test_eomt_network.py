@@ -136,3 +136,15 @@ def test_refused_arguments():
         EoMTNetwork(toy(), 3, num_blocks=4)
     with pytest.raises(TypeError, match="did you mean 'qkv'"):
         EoMTNetwork(toy(), 3, num_blocks=1, query_specialize=dict(qkvs=True))
+
+
+@pytest.mark.slow
+def test_eval_forward_compiles_into_one_graph_that_equals_eager():
+    torch._dynamo.reset()
+    net = network('specialized', num_blocks=2, query_specialize=True).eval()
+    img = torch.randn(1, 3, 32, 32)
+    compiled = torch.compile(net, backend='aot_eager', fullgraph=True)
+    with torch.no_grad():
+        (masks, classes), (eager_masks, eager_classes) = compiled(img), net(img)
+    for a, b in zip(masks + classes, eager_masks + eager_classes):
+        torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)

@@ -131,8 +131,10 @@ class EoMTNetwork(nn.Module):
                 mask_logits, class_logits = self._predict(bb.norm(x), layout)
                 masks.append(mask_logits)
                 classes.append(class_logits)
-                j = i - self.first_query_block
-                layout = layout._replace(attn_mask=self._attn_mask(mask_logits, j, x, layout))
+                if self.training:  # eval: no mask, and no graph break under torch.compile
+                    j = i - self.first_query_block
+                    mask = self._attn_mask(mask_logits, j, x, layout)
+                    layout = layout._replace(attn_mask=mask)
             if bb.with_cp and x.requires_grad:
                 x = checkpoint(block, x, layout, use_reentrant=False)
             else:
@@ -147,10 +149,11 @@ class EoMTNetwork(nn.Module):
         patches = x[:, rows.stop :].transpose(1, 2).reshape(x.shape[0], -1, *layout.hw)
         return self.head(x[:, rows], patches)
 
+    @torch.compiler.disable  # data-dependent (the probability, random draws), as upstream's
     def _attn_mask(self, mask_logits: torch.Tensor, j: int, x: torch.Tensor, layout):
-        """Bool (B, N, N), True = may attend, or None (eval mode, probability 0)."""
+        """Bool (B, N, N), True = may attend, or None (probability 0)."""
         prob = self.attn_mask_probs[j]
-        if not self.training or prob <= 0:
+        if prob <= 0:
             return None
         B, N = x.shape[:2]
         rows = layout.query_slice(N)
