@@ -64,7 +64,8 @@ def shrink_sizes(cfg, factor: float):
 def shrink_widths(model, dims: int, head_width: int):
     """The backbone to ``dims`` channels (head width kept where it can be), every input width
     that followed the backbone's, and the neck / head widths capped at ``head_width``."""
-    backbone = model.backbone
+    adapter = model.backbone if 'vit' in model.backbone else None  # ViTAdapter: its ViT
+    backbone = model.backbone.vit if adapter else model.backbone
     old = backbone.embed_dims
     head_dim = old // backbone.num_heads
     backbone.num_heads = max(1, dims // min(head_dim, dims))
@@ -89,6 +90,19 @@ def shrink_widths(model, dims: int, head_width: int):
 
     _walk(model, fn)
     backbone.embed_dims = dims
+    if adapter is not None:  # the deformable heads divide the new width
+        adapter.deform_num_heads = backbone.num_heads
+    if model.get('decode_head'):  # attention inside the head (Mask2Former) at the head's width
+        _walk(model.decode_head, lambda key, value: _capped(key, value, head_width))
+
+
+HEAD_CAPS = {'embed_dims': 1, 'num_feats': 0.5, 'feedforward_channels': 4}
+
+
+def _capped(key, value, head_width):
+    if key in HEAD_CAPS and isinstance(value, int) and value > head_width * HEAD_CAPS[key]:
+        return int(head_width * HEAD_CAPS[key])
+    return value
 
 
 PLAIN_FORM = {
@@ -127,7 +141,8 @@ def shrink(
     cfg = Config.fromfile(path, format_python_code=False)  # yapf: seconds per dump, same text
     shrink_sizes(cfg, factor)
     shrink_widths(cfg.model.get('module', cfg.model), dims, head_width)
-    shrink_img_size(cfg.model.backbone, factor)
+    backbone = cfg.model.backbone
+    shrink_img_size(backbone.get('vit', backbone), factor)
     cpu_optim_wrapper(cfg)
     for split in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
         loader = cfg[split]
