@@ -148,3 +148,15 @@ def test_eval_forward_compiles_into_one_graph_that_equals_eager():
         (masks, classes), (eager_masks, eager_classes) = compiled(img), net(img)
     for a, b in zip(masks + classes, eager_masks + eager_classes):
         torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
+
+
+def test_last_only_gives_the_final_prediction_in_eval_mode():
+    net = network('registers', num_blocks=2).eval()
+    img = torch.randn(1, 3, 32, 32)
+    with torch.no_grad():
+        (masks, classes), (last_masks, last_classes) = net(img), net(img, last_only=True)
+    assert len(last_masks) == len(last_classes) == 1
+    torch.testing.assert_close(last_masks[0], masks[-1])
+    torch.testing.assert_close(last_classes[0], classes[-1])
+    with pytest.raises(ValueError, match='last_only is for inference'):
+        net.train()(img, last_only=True)

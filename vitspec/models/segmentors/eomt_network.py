@@ -112,7 +112,12 @@ class EoMTNetwork(nn.Module):
         sd.update({prefix + k: v for k, v in filtered.state_dict.items()})
         return FilteredCheckpoint(sd, [prefix + k for k in filtered.filled], filtered.notes)
 
-    def forward(self, img: torch.Tensor):
+    def forward(self, img: torch.Tensor, last_only: bool = False):
+        """``last_only`` (eval mode): skip the predictions before the query blocks, which only
+        the masks and the deep supervision of training use (ViT-L/16 at 512x512: 189 of 978
+        GFLOPs, counted by torch's FlopCounterMode); the lists then hold the final one."""
+        if last_only and self.training:
+            raise ValueError('last_only is for inference: training needs every layer (eval())')
         bb = self.backbone
         x = center_pad_to_multiple(img, bb.patch_size)
         if bb.token_graying is not None:
@@ -127,7 +132,7 @@ class EoMTNetwork(nn.Module):
                 x = torch.cat([x[:, :num_prefix], queries, x[:, num_prefix:]], dim=1)
                 rope = _rope(bb, hw, num_prefix + self.num_queries)
                 layout = TokenLayout(bb.num_cls, hw, rope, num_queries=self.num_queries)
-            if i >= self.first_query_block:
+            if i >= self.first_query_block and not last_only:
                 mask_logits, class_logits = self._predict(bb.norm(x), layout)
                 masks.append(mask_logits)
                 classes.append(class_logits)
