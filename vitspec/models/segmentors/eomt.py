@@ -134,7 +134,10 @@ class EoMT(ChunkedEncoderDecoder):
         return self.network(inputs)
 
     def encode_decode(self, inputs: Tensor, batch_img_metas: List[dict]) -> Tensor:
-        mask_logits_per_layer, class_logits_per_layer = self.network(inputs)
+        # inference reads the last prediction only: in eval mode the network skips the others
+        mask_logits_per_layer, class_logits_per_layer = self.network(
+            inputs, last_only=not self.training
+        )
         return semantic_scores(
             mask_logits_per_layer[-1],
             class_logits_per_layer[-1],
