@@ -119,3 +119,15 @@ def test_bf16_autocast_equals_fp32_on_the_same_values():
         assert out[key].item() == pytest.approx(ref[key].item(), rel=1e-5), key
     sum(out.values()).backward()
     assert masks.grad is not None and torch.isfinite(masks.grad.float()).all()
+
+
+def test_under_mmseg_scope_the_parts_are_mmdets():
+    """mmseg has its own CrossEntropyLoss and DiceLoss (other arguments, other reductions)."""
+    from mmdet.models.losses import CrossEntropyLoss, DiceLoss
+    from mmengine.registry import DefaultScope
+
+    with DefaultScope.overwrite_default_scope('mmseg'):
+        loss = MaskClassificationLoss(num_classes=K, num_queries=3)
+    assert type(loss.loss_cls) is CrossEntropyLoss and type(loss.loss_mask) is CrossEntropyLoss
+    assert type(loss.loss_dice) is DiceLoss
+    assert type(loss.assigner).__module__.startswith('mmdet.')
