@@ -294,3 +294,127 @@ def m2f_head(released: dict, feats, heads):
     sd = {k[len(HEAD) :]: v for k, v in released.items() if k.startswith(HEAD)}
     mask_features, maps = pixel_decoder(sd, feats, heads)
     return predictor(sd, maps, mask_features, heads)
+
+
+# --- DINOv3_Adapter (dinov3/eval/segmentation/models/backbone/dinov3_adapter.py) ---------------
+
+ADAPTER = 'segmentation_model.0.'
+_BN = ('weight', 'bias', 'running_mean', 'running_var', 'num_batches_tracked')
+
+
+def _bn(name, dim):
+    return {f'{name}.{k}': (() if k == 'num_batches_tracked' else (dim,)) for k in _BN}
+
+
+def adapter_layout(dim, inplanes, heads, interactions, points=4, ratio=0.5, cffn_ratio=0.25):
+    """The keys of DINOv3_Adapter without its frozen ViT (``backbone.*``, not in the file)."""
+    out = {'level_embed': (3, dim)}
+    i1, i2, i4 = inplanes, 2 * inplanes, 4 * inplanes
+    convs = [
+        ('stem.0', 'stem.1', 3, i1),
+        ('stem.3', 'stem.4', i1, i1),
+        ('stem.6', 'stem.7', i1, i1),
+    ]
+    convs += [('conv2.0', 'conv2.1', i1, i2), ('conv3.0', 'conv3.1', i2, i4)]
+    convs += [('conv4.0', 'conv4.1', i4, i4)]
+    for conv, bn, cin, cout in convs:
+        out[f'spm.{conv}.weight'] = (cout, cin, 3, 3)
+        out.update(_bn(f'spm.{bn}', cout))
+    for i, width in enumerate((i1, i2, i4, i4), 1):
+        out.update(_linear(f'spm.fc{i}', width, dim, (1, 1)))
+    hidden = int(dim * cffn_ratio)
+    for i in range(interactions):
+        names = [f'interactions.{i}.extractor.']
+        if i == interactions - 1:
+            names += [f'interactions.{i}.extra_extractors.{j}.' for j in range(2)]
+        for p in names:
+            for norm in ('query_norm', 'feat_norm', 'ffn_norm'):
+                out.update(_norm(p + norm, dim))
+            out.update(_deform_attn(p + 'attn.', dim, heads, 1, points, ratio))
+            out.update(_ffn(p + 'ffn.', dim, hidden, 'fc1', 'fc2'))
+            out.update(_linear(p + 'ffn.dwconv.dwconv', 1, hidden, (3, 3)))
+    out['up.weight'], out['up.bias'] = (dim, dim, 2, 2), (dim,)
+    for i in range(1, 5):
+        out.update(_bn(f'norm{i}', dim))
+    return out
+
+
+def batch_norm(sd, name, x):
+    return F.batch_norm(
+        x, sd[name + '.running_mean'], sd[name + '.running_var'], sd[name + '.weight'],
+        sd[name + '.bias'], training=False, eps=1e-5,
+    )  # fmt: skip
+
+
+def spatial_prior(sd, image):
+    def conv_bn_relu(x, conv, bn, stride):
+        x = F.conv2d(x, sd[f'spm.{conv}.weight'], stride=stride, padding=1)
+        return F.relu(batch_norm(sd, f'spm.{bn}', x))
+
+    c1 = conv_bn_relu(image, 'stem.0', 'stem.1', 2)
+    c1 = conv_bn_relu(c1, 'stem.3', 'stem.4', 1)
+    c1 = conv_bn_relu(c1, 'stem.6', 'stem.7', 1)
+    c1 = F.max_pool2d(c1, kernel_size=3, stride=2, padding=1)
+    c2 = conv_bn_relu(c1, 'conv2.0', 'conv2.1', 2)
+    c3 = conv_bn_relu(c2, 'conv3.0', 'conv3.1', 2)
+    c4 = conv_bn_relu(c3, 'conv4.0', 'conv4.1', 2)
+    return [
+        F.conv2d(c, sd[f'spm.fc{i}.weight'], sd[f'spm.fc{i}.bias'])
+        for i, c in enumerate((c1, c2, c3, c4), 1)
+    ]
+
+
+def conv_ffn(sd, p, x, h, w):
+    """ConvFFN: fc1, the depthwise conv on the 16n / 4n / n split of the 3 levels, GELU, fc2."""
+    x = lin(sd, p + 'fc1', x)
+    b, n, c = x.shape
+    n //= 21
+    shapes = ((2 * h, 2 * w), (h, w), (h // 2, w // 2))
+    parts = []
+    for tokens, (hh, ww) in zip(x.split([16 * n, 4 * n, n], 1), shapes):
+        fmap = tokens.transpose(1, 2).reshape(b, c, hh, ww)
+        weight, bias = sd[p + 'dwconv.dwconv.weight'], sd[p + 'dwconv.dwconv.bias']
+        fmap = F.conv2d(fmap, weight, bias, padding=1, groups=c)
+        parts.append(fmap.flatten(2).transpose(1, 2))
+    return lin(sd, p + 'fc2', F.gelu(torch.cat(parts, 1)))
+
+
+def extractor(sd, p, c, x, ref, vit_shape, heads, points, h_c, w_c):
+    query = layer_norm(sd, p + 'query_norm', c, eps=1e-6)
+    feat = layer_norm(sd, p + 'feat_norm', x, eps=1e-6)
+    c = c + deform_attn(sd, p + 'attn.', query, ref, feat, [vit_shape], heads, points)
+    return c + conv_ffn(sd, p + 'ffn.', layer_norm(sd, p + 'ffn_norm', c, eps=1e-6), h_c, w_c)
+
+
+def dinov3_adapter(released: dict, image, vit_maps, heads, points=4):
+    """DINOv3_Adapter.forward given its ViT's normed patch maps at the interaction indexes
+    (get_intermediate_layers(norm=True), reshaped): the 4 maps, finest first."""
+    sd = {k[len(ADAPTER) :]: v for k, v in released.items() if k.startswith(ADAPTER)}
+    c1, c2, c3, c4 = spatial_prior(sd, image)
+    b, dim = c1.shape[:2]
+    levels = [
+        c.flatten(2).transpose(1, 2) + sd['level_embed'][i] for i, c in enumerate((c2, c3, c4))
+    ]
+    c = torch.cat(levels, 1)
+    hi, wi = image.shape[-2:]
+    h_c, w_c = hi // 16, wi // 16
+    ref = grid_centres([(hi // 8, wi // 8), (hi // 16, wi // 16), (hi // 32, wi // 32)])
+    ref = ref[:, :, None].expand(b, -1, -1, -1)
+    for i, vit_map in enumerate(vit_maps):
+        x = vit_map.flatten(2).transpose(1, 2)
+        extra = f'interactions.{i}.extra_extractors.'
+        names = [f'interactions.{i}.extractor.']
+        names += [f'{extra}{j}.' for j in range(2) if f'{extra}{j}.ffn.fc1.weight' in sd]
+        for p in names:
+            c = extractor(sd, p, c, x, ref, tuple(vit_map.shape[-2:]), heads, points, h_c, w_c)
+    n2, n3 = levels[0].shape[1], levels[1].shape[1]
+    c2 = c[:, :n2].transpose(1, 2).reshape(b, dim, 2 * h_c, 2 * w_c)
+    c3 = c[:, n2 : n2 + n3].transpose(1, 2).reshape(b, dim, h_c, w_c)
+    c4 = c[:, n2 + n3 :].transpose(1, 2).reshape(b, dim, h_c // 2, w_c // 2)
+    c1 = F.conv_transpose2d(c2, sd['up.weight'], sd['up.bias'], stride=2) + c1
+    sizes = ((4 * h_c, 4 * w_c), (2 * h_c, 2 * w_c), (h_c, w_c), (h_c // 2, w_c // 2))
+    maps = [
+        m + F.interpolate(v, size=s, mode='bilinear', align_corners=False)
+        for m, v, s in zip((c1, c2, c3, c4), vit_maps, sizes)
+    ]
+    return [batch_norm(sd, f'norm{i}', m) for i, m in enumerate(maps, 1)]

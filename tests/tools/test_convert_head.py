@@ -116,3 +116,44 @@ def test_missing_backbone_checkpoint_names_the_conversion(tmp_path, capsys):
     assert load_tool().main([*map(str, args), '--head-config', str(config)]) == 1
     assert 'convert the released backbone first' in capsys.readouterr().err
     assert not (tmp_path / 'out.pth').exists()
+
+
+def test_dinov3_segmentor_fills_the_adapter_and_the_head(tmp_path):
+    """DINOv3's released ViT-7B + M2F file (head and trained adapter, no ViT) with the config's
+    backbone checkpoint: the converted model gives the reference's maps and predictions."""
+    from mmseg.structures import SegDataSample
+
+    from tests.checkpoints import test_dinov3_m2f as m2f
+
+    leaf = 'configs/ade20k/mask2former_vit-7b16-dinov3_dinov3-adapter_8xb2-160k_ade20k-896x896.py'
+    vit = {k: v for k, v in m2f.TOY_VIT.items() if k != 'type'}
+    vit.update(frozen_stages=4, out_indices=[3])
+    arch = {**load_config(str(ROOT / leaf)).model.backbone.vit, **vit}  # the 7B's MLP, qkv bias
+    arch.pop('type'), arch.pop('init_cfg')
+    toy = SpecViT(**arch)
+    torch.save(dict(state_dict=toy.state_dict()), tmp_path / 'vit.pth')
+    backbone = dict(
+        {k: v for k, v in m2f.TOY_ADAPTER.items() if k != 'vit'},
+        vit=dict(vit, init_cfg=dict(type='Pretrained', checkpoint=str(tmp_path / 'vit.pth'))),
+    )
+    head = dict(m2f.toy_head_cfg().to_dict(), in_channels=[m2f.VIT_DIMS] * 4, _delete_=True)
+    config = tmp_path / 'toy.py'
+    config.write_text(
+        f'_base_ = [{str(ROOT / leaf)!r}]\nmodel = {dict(backbone=backbone, decode_head=head)!r}\n'
+    )
+    released = m2f.released_whole(seed=2)
+    torch.save(released, tmp_path / 'dinov3_vit7b16_ade20k_m2f_head.pth')
+    dst = tmp_path / 'converted.pth'
+    args = [tmp_path / 'dinov3_vit7b16_ade20k_m2f_head.pth', dst, '--format', 'dinov3']
+    assert load_tool().main([*map(str, args), '--head-config', str(config)]) == 0
+    model = converted_model(config, dst)
+    for key, value in toy.state_dict().items():
+        torch.testing.assert_close(model.backbone.vit.state_dict()[key], value)
+    image = torch.randn(1, 3, 64, 96)
+    with torch.no_grad():
+        maps = model.backbone(image)
+        cls, _ = model.decode_head(list(maps), [SegDataSample(metainfo=dict(img_shape=(64, 96)))])
+        maps_ref, (cls_ref, _) = m2f.reference_whole(released, model.backbone, image)
+    for ours, theirs in zip(maps, maps_ref, strict=True):
+        torch.testing.assert_close(ours, theirs, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(cls[-1], cls_ref[-1], rtol=1e-4, atol=1e-4)

@@ -1,10 +1,11 @@
-"""A released decode head (DINOv2's trained probes) and the backbone checkpoint its config names,
-combined into one checkpoint of the config's model, so that tools/test.py evaluates the
-published head without training.
+"""A released decode head (DINOv2's trained probes, DINOv3's Mask2Former segmentor) and the
+backbone checkpoint its config names, combined into one checkpoint of the config's model, so that
+tools/test.py evaluates the published head without training.
 
 The model is built from the config; its backbone loads the config's pretrained checkpoint (or
-``backbone``) as training would (SpecViT.init_weights), its head the converted released weights,
-both strictly; the file holds the model's whole state dict.
+``backbone``) as training would (SpecViT.init_weights; a ViTAdapter's is its ``vit``'s), its head
+the converted released weights, both strictly; a released trained adapter (DINOv3's) fills the
+ViTAdapter's own modules, strictly too. The file holds the model's whole state dict.
 """
 
 import os.path as osp
@@ -12,7 +13,8 @@ import os.path as osp
 from mmengine.registry import MODELS, init_default_scope
 
 from vitspec.checkpoints import load_state_dict_strict
-from vitspec.checkpoints.head_formats import convert_head_state_dict
+from vitspec.checkpoints.dinov3_m2f import FROZEN_VIT_PREFIX
+from vitspec.checkpoints.head_formats import convert_adapter_state_dict, convert_head_state_dict
 from vitspec.errors import CheckpointError
 from vitspec.fileio import atomic_torch_save, safe_torch_load
 
@@ -31,12 +33,19 @@ def head_state_dict(checkpoint) -> dict:
     return {k[len('module.') :] if k.startswith('module.') else k: v for k, v in checkpoint.items()}
 
 
+def pretrained_part(backbone_cfg):
+    """The config dict that names the pretrained checkpoint: a ViTAdapter's ``vit``, else the
+    backbone itself."""
+    return backbone_cfg.vit if backbone_cfg.get('type') == 'ViTAdapter' else backbone_cfg
+
+
 def build_model_with_backbone(config: str, backbone: str = None):
     """(the config's model with its backbone's pretrained weights loaded, the config)."""
     cfg = load_config(config)
+    part = pretrained_part(cfg.model.backbone)
     if backbone is not None:
-        cfg.model.backbone.init_cfg = dict(type='Pretrained', checkpoint=backbone)
-    init_cfg = cfg.model.backbone.get('init_cfg') or {}
+        part.init_cfg = dict(type='Pretrained', checkpoint=backbone)
+    init_cfg = part.get('init_cfg') or {}
     if init_cfg.get('type') != 'Pretrained':
         raise CheckpointError(f'{config}: the backbone names no Pretrained checkpoint; give one')
     if not osp.isfile(init_cfg['checkpoint']):
@@ -70,11 +79,17 @@ def convert_head_file(
     sd = head_state_dict(safe_torch_load(src, trust_pickle=trust_pickle))
     head, others = convert_head_state_dict(sd, fmt, head_type)
     load_state_dict_strict(model.decode_head, head, source=src)
+    backbone_type = type(model.backbone).__name__
+    adapter = convert_adapter_state_dict(sd, fmt, backbone_type, model.backbone.state_dict())
+    if adapter is not None:
+        load_state_dict_strict(model.backbone, adapter, source=src)
+        others = [k for k in others if k.startswith(FROZEN_VIT_PREFIX)]
     meta = dict(
         head_source=osp.basename(src),
         head_format=fmt,
         head_type=head_type,
-        backbone_checkpoint=cfg.model.backbone.init_cfg['checkpoint'],
+        backbone_checkpoint=pretrained_part(cfg.model.backbone).init_cfg['checkpoint'],
+        adapter=adapter is not None,
         config=osp.basename(config),
         ignored_source_keys=len(others),  # a whole segmentor / depther: its backbone copy
     )

@@ -117,3 +117,26 @@ def split_segmentor(sd: dict) -> tuple:
         else:
             others.append(key)
     return head, adapter, sorted(others)
+
+
+# DINOv3_Adapter (dinov3/eval/segmentation/models/backbone/dinov3_adapter.py) keeps
+# ViT-Adapter's names, as ViTAdapter does: the same keys, its ViT under ``vit.`` instead of
+# ``backbone.``. It has no injectors (InteractionBlockWithCls builds extractors only).
+ADAPTER_PARTS = re.compile(
+    r'^(level_embed$|spm\.|up\.|norm[1-4]\.'
+    r'|interactions\.\d+\.(extractor|extra_extractors\.\d+)\.)'
+)
+
+
+def from_dinov3_adapter(sd: dict) -> dict:
+    """DINOv3_Adapter's own tensors (keys without ``segmentation_model.0.``) -> ViTAdapter's."""
+    unknown = sorted(k for k in sd if not ADAPTER_PARTS.match(k))
+    if unknown:
+        raise CheckpointError(f"DINOv3's adapter: keys of no known part: {', '.join(unknown)}")
+    return dict(sd)
+
+
+def with_own_vit(backbone_state: dict, adapter: dict) -> dict:
+    """ViTAdapter's whole state: its ViT's tensors as they are (loaded from the backbone
+    checkpoint; the released file has none) and the converted adapter's."""
+    return {**{k: v for k, v in backbone_state.items() if k.startswith('vit.')}, **adapter}

@@ -11,11 +11,22 @@ Their layouts, read from facebookresearch/dinov2:
 - depth DPTHead (eval/depth/models/decode_heads/dpt_head.py): ``reassemble_blocks``, mmcv
   ConvModules (``.conv.``), ``fusion_blocks`` numbered from the coarsest level (ours from the
   finest) and the output convs under ``conv_depth.head``.
+
+DINOv3 released its ADE20K segmentor (ViT-7B + adapter + Mask2Former) as a FeatureDecoder state
+dict without the frozen ViT: the head and the trained adapter, mapped in dinov3_m2f.py.
 """
 
 import re
 
 from vitspec.errors import CheckpointError
+
+from .dinov3_m2f import (
+    ADAPTER_PREFIX,
+    FROZEN_VIT_PREFIX,
+    from_dinov3_adapter,
+    from_dinov3_m2f_head,
+    with_own_vit,
+)
 
 HEAD_PREFIX = 'decode_head.'
 
@@ -69,16 +80,22 @@ HEAD_FORMATS = {
     ('dinov2', 'LinearBNHead'): from_dinov2_bnhead,
     ('dinov2', 'LinearDepthHead'): from_dinov2_linear_depth,
     ('dinov2', 'DPTDepthHead'): from_dinov2_dpt,
+    ('dinov3', 'Mask2FormerHead'): from_dinov3_m2f_head,  # DINOv3's ADE20K segmentor (7B + M2F)
 }
+# where each format keeps its head: mmseg 0.x segmentors (DINOv2), DINOv3's FeatureDecoder
+HEAD_PREFIXES = {'dinov2': HEAD_PREFIX, 'dinov3': 'segmentation_model.1.'}
+# (source format, our backbone's type) -> converter of the trained adapter a released file
+# holds beside its head (the frozen ViT itself is not in it: the config's backbone checkpoint)
+ADAPTER_FORMATS = {('dinov3', 'ViTAdapter'): from_dinov3_adapter}
 
 
-def split_head(sd: dict) -> tuple:
-    """(the head's tensors without ``decode_head.``, the keys of everything else). A file
-    without any ``decode_head.`` key is taken to hold the head alone."""
-    if not any(k.startswith(HEAD_PREFIX) for k in sd):
+def split_head(sd: dict, prefix: str = HEAD_PREFIX) -> tuple:
+    """(the head's tensors without ``prefix``, the keys of everything else). A file without
+    any ``prefix`` key is taken to hold the head alone."""
+    if not any(k.startswith(prefix) for k in sd):
         return dict(sd), []
-    head = {k[len(HEAD_PREFIX) :]: v for k, v in sd.items() if k.startswith(HEAD_PREFIX)}
-    return head, sorted(k for k in sd if not k.startswith(HEAD_PREFIX))
+    head = {k[len(prefix) :]: v for k, v in sd.items() if k.startswith(prefix)}
+    return head, sorted(k for k in sd if not k.startswith(prefix))
 
 
 def convert_head_state_dict(sd: dict, fmt: str, head_type: str) -> tuple:
@@ -87,7 +104,33 @@ def convert_head_state_dict(sd: dict, fmt: str, head_type: str) -> tuple:
     if converter is None:
         known = ', '.join(f'{f} -> {t}' for f, t in HEAD_FORMATS)
         raise CheckpointError(f'no converter of {fmt} heads into {head_type}; known: {known}')
-    head, others = split_head(sd)
+    head, others = split_head(sd, HEAD_PREFIXES.get(fmt, HEAD_PREFIX))
     if not head:
         raise CheckpointError('the released head file holds no tensors')
     return converter(head), others
+
+
+def adapter_tensors(sd: dict) -> dict:
+    """The trained adapter of a DINOv3 segmentor file, without its prefix (none: {})."""
+    return {
+        k[len(ADAPTER_PREFIX) :]: v
+        for k, v in sd.items()
+        if k.startswith(ADAPTER_PREFIX) and not k.startswith(FROZEN_VIT_PREFIX)
+    }
+
+
+def convert_adapter_state_dict(sd: dict, fmt: str, backbone_type: str, backbone_state: dict):
+    """The whole state of our adapter backbone: its ViT's tensors from ``backbone_state`` and the
+    released adapter's, converted; None when the file holds no adapter. CheckpointError when it
+    does and ``backbone_type`` has no converter (a plain ViT cannot take a trained adapter)."""
+    adapter = adapter_tensors(sd)
+    if not adapter:
+        return None
+    converter = ADAPTER_FORMATS.get((fmt, backbone_type))
+    if converter is None:
+        known = ', '.join(f'{f} -> {t}' for f, t in ADAPTER_FORMATS)
+        raise CheckpointError(
+            f'the released file holds a trained adapter ({len(adapter)} tensors) that a '
+            f'{backbone_type} backbone has no place for; known: {known}'
+        )
+    return with_own_vit(backbone_state, converter(adapter))

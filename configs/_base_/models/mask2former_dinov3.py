@@ -8,11 +8,11 @@
 # Released as inference only (dinov3/eval/segmentation/train.py: "Only linear head is supported
 # for training"), so the losses, matching and point sampling here are mmseg's Mask2Former ADE20K
 # config (mask2former_r50_8xb2-160k_ade20k-512x512.py), not DINOv3's, which is not published.
-dims, heads, ffn = 2048, 16, 4096
-num_classes = 150
-deform_attn = dict(
-    embed_dims=dims,
-    num_heads=heads,
+m2f_dims, m2f_heads, m2f_ffn = 2048, 16, 4096
+m2f_classes = 150
+m2f_deform_attn = dict(
+    embed_dims=m2f_dims,
+    num_heads=m2f_heads,
     num_levels=3,
     num_points=4,
     im2col_step=64,
@@ -21,23 +21,23 @@ deform_attn = dict(
     norm_cfg=None,
     init_cfg=None,
 )
-decoder_attn = dict(
-    embed_dims=dims,
-    num_heads=heads,
+m2f_decoder_attn = dict(
+    embed_dims=m2f_dims,
+    num_heads=m2f_heads,
     attn_drop=0.0,
     proj_drop=0.0,
     dropout_layer=None,
     batch_first=True,
 )
-relu = dict(type='ReLU', inplace=True)
+m2f_relu = dict(type='ReLU', inplace=True)
 model = dict(
     type='ChunkedEncoderDecoder',
     decode_head=dict(
         type='Mask2FormerHead',
         strides=[4, 8, 16, 32],
-        feat_channels=dims,
-        out_channels=dims,
-        num_classes=num_classes,
+        feat_channels=m2f_dims,
+        out_channels=m2f_dims,
+        num_classes=m2f_classes,
         num_queries=100,
         num_transformer_feat_level=3,
         align_corners=False,
@@ -49,33 +49,33 @@ model = dict(
             encoder=dict(
                 num_layers=6,
                 layer_cfg=dict(
-                    self_attn_cfg=deform_attn,
+                    self_attn_cfg=m2f_deform_attn,
                     ffn_cfg=dict(
-                        embed_dims=dims,
-                        feedforward_channels=ffn,
+                        embed_dims=m2f_dims,
+                        feedforward_channels=m2f_ffn,
                         num_fcs=2,
                         ffn_drop=0.0,
-                        act_cfg=relu,
+                        act_cfg=m2f_relu,
                     ),
                 ),
                 init_cfg=None,
             ),
-            positional_encoding=dict(num_feats=dims // 2, normalize=True),
+            positional_encoding=dict(num_feats=m2f_dims // 2, normalize=True),
             init_cfg=None,
         ),
         enforce_decoder_input_project=False,
-        positional_encoding=dict(num_feats=dims // 2, normalize=True),
+        positional_encoding=dict(num_feats=m2f_dims // 2, normalize=True),
         transformer_decoder=dict(
             return_intermediate=True,
             num_layers=9,
             layer_cfg=dict(
-                self_attn_cfg=decoder_attn,
-                cross_attn_cfg=decoder_attn,
+                self_attn_cfg=m2f_decoder_attn,
+                cross_attn_cfg=m2f_decoder_attn,
                 ffn_cfg=dict(
-                    embed_dims=dims,
-                    feedforward_channels=ffn,
+                    embed_dims=m2f_dims,
+                    feedforward_channels=m2f_ffn,
                     num_fcs=2,
-                    act_cfg=relu,
+                    act_cfg=m2f_relu,
                     ffn_drop=0.0,
                     dropout_layer=None,
                     add_identity=True,
@@ -88,7 +88,7 @@ model = dict(
             use_sigmoid=False,
             loss_weight=2.0,
             reduction='mean',
-            class_weight=[1.0] * num_classes + [0.1],
+            class_weight=[1.0] * m2f_classes + [0.1],
         ),
         loss_mask=dict(
             type='mmdet.CrossEntropyLoss', use_sigmoid=True, reduction='mean', loss_weight=5.0
