@@ -1,6 +1,7 @@
 """configs/<dataset>/released_heads.yaml: every DINOv2 row of ADE20K, VOC, NYU and KITTI has its
-released head, named as the releasing code names it, with a converter into its config's head;
-docs/reproduce.md lists the two commands and the published number."""
+released head, and DINOv3's ADE20K Mask2Former row its segmentor, named as the releasing code names
+them, with a converter into its config's head; docs/reproduce.md lists the two commands and the
+published number."""
 
 import re
 from pathlib import Path, PurePosixPath
@@ -12,7 +13,7 @@ from vitspec.apis.config_errors import load_config
 from vitspec.apis.ledger_schema import LedgerError
 from vitspec.apis.released_heads import read_released_heads, released_heads_section
 from vitspec.apis.reproductions import load_ledger
-from vitspec.checkpoints.head_formats import HEAD_FORMATS
+from vitspec.checkpoints.head_formats import ADAPTER_FORMATS, HEAD_FORMATS
 
 # the rows of DINOv2's own protocols on the datasets it released heads for
 RELEASED_ROWS = re.compile(r'^dinov2-(ade20k|voc|nyu|kitti)-(lin|ms|lin1|lin4|dpt)-vit[sblg]14$')
@@ -44,12 +45,26 @@ def released_file_of(config: str) -> str:
 
 def test_every_dinov2_row_has_its_released_head(ledger):
     rows = {r['id']: r for r in ledger['rows']}
-    heads = {h['row']: h for h in ledger['released_heads']}
+    heads = {h['row']: h for h in ledger['released_heads'] if h['format'] == 'dinov2'}
     expected = {rid for rid in rows if RELEASED_ROWS.match(rid)}
     assert expected and set(heads) == expected
     for rid, head in heads.items():
         assert PurePosixPath(head['url']).name == released_file_of(rows[rid]['config']), rid
         assert head['url'].startswith('https://dl.fbaipublicfiles.com/dinov2/dinov2_vit')
+
+
+def test_dinov3s_segmentor_is_the_file_its_hub_loads(ledger):
+    """hub/segmentors.py loads {_DINOV3_BASE_URL}/{backbone}/{backbone}_ade20k_m2f_head-{hash}.pth
+    with hash bf307cb1; its adapter goes into the config's ViTAdapter."""
+    rows = {r['id']: r for r in ledger['rows']}
+    (head,) = [h for h in ledger['released_heads'] if h['format'] == 'dinov3']
+    assert head['row'] == 'dinov3-ade20k-m2f-vit7b16'
+    assert head['url'] == (
+        'https://dl.fbaipublicfiles.com/dinov3/dinov3_vit7b16/'
+        'dinov3_vit7b16_ade20k_m2f_head-bf307cb1.pth'
+    )
+    cfg = load_config(str(ROOT / rows[head['row']]['config']))
+    assert (head['format'], cfg.model.backbone.type) in ADAPTER_FORMATS
 
 
 def test_every_released_head_has_a_converter_into_its_config(ledger):

@@ -125,7 +125,7 @@ def test_dinov3_segmentor_fills_the_adapter_and_the_head(tmp_path):
 
     from tests.checkpoints import test_dinov3_m2f as m2f
 
-    leaf = 'configs/ade20k/mask2former_vit-7b16-dinov3_dinov3-adapter_8xb2-160k_ade20k-896x896.py'
+    leaf = 'configs/ade20k/mask2former_vit-7b16-dinov3_dinov3-adapter_8xb2-20k_ade20k-896x896.py'
     vit = {k: v for k, v in m2f.TOY_VIT.items() if k != 'type'}
     vit.update(frozen_stages=4, out_indices=[3])
     arch = {**load_config(str(ROOT / leaf)).model.backbone.vit, **vit}  # the 7B's MLP, qkv bias

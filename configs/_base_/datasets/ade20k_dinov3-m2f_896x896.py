@@ -5,9 +5,9 @@
 # 63.0 setting): short sides 896 x [0.9, 0.95, 1.0, 1.05, 1.1], those below 1 rounded up to a
 # multiple of 32 (832, 864, 896, 940, 985), each also flipped, softmax scores averaged (mmseg's
 # SegTTAModel averages softmaxes too); tools/test.py --tta runs it.
-# Training: DINOv3 publishes no Mask2Former training config (train.py: "Only linear head is
-# supported for training"); the train pipeline is DINOv3's linear ADE20K one at 896 (short side
-# 896 x U(0.5, 2.0), 896x896 crops): ours, not published.
+# Training at 896 (arXiv 2508.10104 D.10); its augmentations are not published (train.py: "Only
+# linear head is supported for training"): DINOv3's linear ADE20K pipeline at 896 (short side
+# 896 x U(0.5, 2.0), 896x896 crops), ours.
 _base_ = ['./ade20k_dinov3_512x512.py']
 crop_size = (896, 896)
 scale = (99999999, 896)
