@@ -33,6 +33,14 @@ heads) becomes a whole checkpoint of CONFIG's model: the backbone from the check
     tools/dist_test.sh configs/ade20k/linear_vit-s14-dinov2_bnhead_8xb2-40k_ade20k-512x512.py \
         work_dirs/released/dinov2_vits14_ade20k_linear.pth 8
 
+DINOv3's released ADE20K segmentor (its trained adapter and Mask2Former head, without the ViT)
+converts the same way with ``--format dinov3`` into the ViTAdapter + Mask2Former config, whose
+ViT comes from the converted backbone:
+
+    python tools/convert_checkpoint.py dinov3_vit7b16_ade20k_m2f_head-bf307cb1.pth \
+        work_dirs/released/dinov3-ade20k-m2f-vit7b16.pth --format dinov3 --head-config \
+        configs/ade20k/mask2former_vit-7b16-dinov3_dinov3-adapter_8xb2-20k_ade20k-896x896.py
+
 A released EoMT checkpoint (tue-mps/eomt, Hugging Face ``pytorch_model.bin``, DINOv2 configs)
 becomes a checkpoint of our EoMT segmentor (``network.*``), its ``meta['backbone_cfg']`` and
 ``meta['eomt_cfg']`` (num_classes, num_queries, num_blocks) read off the weights:
