@@ -120,3 +120,23 @@ def test_detection_and_depth_configs_run_from_the_command_line(tmp_path, capsys)
         assert row['median_s'] > 0 and math.isfinite(row['median_s']) and row['memory_bytes'] > 0
     printed = capsys.readouterr().out
     assert f'| {det["name"]} | detection | 1 | 160x160 | fp32 |' in printed
+
+
+def test_a_config_is_timed_in_inference_mode_through_its_test_step(capsys):
+    small = {'crop_size': (64, 64), 'model.test_cfg': dict(mode='whole')}
+    result = run_configs(
+        [SEG_DEMO], CPU, rounds=1, warmup=0, batch=1, cfg_options=small, mode='inference'
+    )
+    [row] = result['rows']
+    assert result['mode'] == row['mode'] == 'inference'
+    assert (row['task'], row['size'], row['runs']) == ('segmentation', [64, 64], 1)
+    assert math.isfinite(row['median_s']) and row['median_s'] > 0
+    assert row['memory_bytes'] == 0  # nothing is saved for a backward pass
+    assert format_config_table(result).startswith('inference (model.test_step, no grad')
+
+
+def test_an_unknown_mode_is_refused_naming_it():
+    from vitspec.benchmarking.config_case import ConfigCase
+
+    with pytest.raises(ValueError, match="mode 'predict'"):
+        ConfigCase('demo', SEG_DEMO, CPU, mode='predict')

@@ -56,7 +56,11 @@ def main(argv=None):
         '--batch', type=int, help="images per step (default: 8; with --config the config's)"
     )
     parser.add_argument('--dtype', default='fp32', choices=list(DTYPES))
-    parser.add_argument('--mode', default='inference', choices=['inference', 'training'])
+    parser.add_argument(
+        '--mode',
+        choices=['inference', 'training'],
+        help="default: inference; with --config training (inference: the config's test_step)",
+    )
     parser.add_argument('--baseline', help='model the ratios refer to (default: the first)')
     parser.add_argument('--rounds', type=int, default=15, help='interleaved timed rounds')
     parser.add_argument('--warmup', type=int, default=2)
@@ -76,7 +80,7 @@ def main(argv=None):
                 img=args.img,
                 batch=args.batch or 8,
                 dtype=args.dtype,
-                mode=args.mode,
+                mode=args.mode or 'inference',
                 models=args.models,
             )
         ]
@@ -106,7 +110,13 @@ def _main_configs(args):
     machine = describe_device(device)
     print(f'{machine}, torch {torch.__version__}\n')
     result = run_configs(
-        args.config, device, args.rounds, args.warmup, args.batch, args.cfg_options
+        args.config,
+        device,
+        args.rounds,
+        args.warmup,
+        args.batch,
+        args.cfg_options,
+        args.mode or 'training',
     )
     print(format_config_table(result) + '\n', flush=True)
     _write(args.out, machine, [result])

@@ -1,8 +1,10 @@
 """One training config in the process that runs it: its model and optimizer wrapper built as
-mmengine's Runner builds them, one ``model.train_step`` on a random batch per call."""
+mmengine's Runner builds them, one ``model.train_step`` (or, in inference mode, one
+``model.test_step``) on a random batch per call."""
 
 import copy
 import time
+from contextlib import contextmanager
 
 import torch
 from mmengine.model import revert_sync_batchnorm
@@ -13,21 +15,27 @@ from .config_source import crop_size, load_config, train_batch_size
 from .memory import step_memory_bytes
 from .random_batch import random_batch, task_of
 
+MODES = ('training', 'inference')
+
 
 class ConfigCase:
-    """A config's training step at the config's crop size and batch (or ``batch``).
+    """A config's training step at the config's crop size and batch (or ``batch``); with
+    ``mode='inference'`` its ``test_step`` (the config's ``test_cfg``, e.g. sliding windows) on
+    the same images, in eval mode, without gradients, in the optimizer wrapper's precision.
 
     No weights are loaded (``init_weights`` is not called: a step's time does not depend on
     them). SyncBN becomes BN, as the Runner does for a run without a process group.
     """
 
-    def __init__(self, name, config, device, batch=None, cfg_options=None):
+    def __init__(self, name, config, device, batch=None, cfg_options=None, mode='training'):
+        if mode not in MODES:
+            raise ValueError(f'mode {mode!r} is not one of {MODES}')
         torch.manual_seed(0)
-        self.name, self.device = name, device
+        self.name, self.device, self.mode = name, device, mode
         cfg = load_config(config, cfg_options)
         init_default_scope(cfg.get('default_scope', 'mmengine'))
         self.model = revert_sync_batchnorm(MODELS.build(cfg.model)).to(device)
-        self.model.train()
+        self.model.train(mode == 'training')
         self.optim_wrapper = build_optim_wrapper(self.model, cfg.optim_wrapper)
         self.task = task_of(cfg, self.model)
         self.size = crop_size(cfg)
@@ -48,6 +56,7 @@ class ConfigCase:
         else:
             precision = 'fp32'
         return dict(
+            mode=self.mode,
             task=self.task,
             batch=self.batch,
             size=list(self.size),
@@ -59,15 +68,27 @@ class ConfigCase:
     def _fresh_batch(self):
         return copy.deepcopy(self.data)  # data preprocessors pad the samples they are given
 
+    def _run(self, data):
+        if self.mode == 'training':
+            self.model.train_step(data, self.optim_wrapper)
+            return
+        with self._inference_context():
+            self.model.test_step(data)
+
+    @contextmanager
+    def _inference_context(self):
+        with torch.no_grad(), self.optim_wrapper.optim_context(self.model):  # its autocast
+            yield
+
     def step(self):
-        self.model.train_step(self._fresh_batch(), self.optim_wrapper)
+        self._run(self._fresh_batch())
 
     def timed(self):
         data = self._fresh_batch()
         sync = torch.cuda.synchronize if self.device.type == 'cuda' else (lambda: None)
         sync()
         start = time.perf_counter()
-        self.model.train_step(data, self.optim_wrapper)
+        self._run(data)
         sync()
         return time.perf_counter() - start
 

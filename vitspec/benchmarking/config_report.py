@@ -1,12 +1,16 @@
-"""Timed training configs (config_runs.run_configs) as a Markdown table."""
+"""Timed configs (config_runs.run_configs) as a Markdown table."""
+
+STEPS = dict(
+    training='training steps (model.train_step', inference='inference (model.test_step, no grad'
+)
 
 
 def format_config_table(result):
     cuda = result['device'].startswith('cuda')
     memory = 'peak MB' if cuda else 'saved for backward MB'
+    step = STEPS[result.get('mode', 'training')]
     lines = [
-        f'training steps (model.train_step, random data) on {result["device"]}, '
-        f'speed vs {result["baseline"]}',
+        f'{step}, random data) on {result["device"]}, speed vs {result["baseline"]}',
         f'| config | task | batch | input | precision | s/iter | images/s '
         f'| speed vs first (95 % interval) | {memory} |',
         '|---|---|---|---|---|---|---|---|---|',

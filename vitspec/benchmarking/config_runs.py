@@ -10,8 +10,9 @@ from .stats import paired_ratio
 from .worker import ConfigWorker
 
 
-def run_configs(configs, device, rounds, warmup, batch=None, cfg_options=None):
-    """Times each config's ``model.train_step``; ``configs``: paths (``pkg::path`` too), or
+def run_configs(configs, device, rounds, warmup, batch=None, cfg_options=None, mode='training'):
+    """Times each config's ``model.train_step`` (``mode='inference'``: its ``model.test_step``,
+    no gradients, eval mode); ``configs``: paths (``pkg::path`` too), or
     dicts ``dict(config=path, name=..., cfg_options=...)`` whose options win over the
     ``cfg_options`` given to all. ``batch`` replaces the configs' training batch size."""
     if not configs:
@@ -22,13 +23,13 @@ def run_configs(configs, device, rounds, warmup, batch=None, cfg_options=None):
     try:
         for spec, name in zip(specs, names):
             options = {**(cfg_options or {}), **(spec.get('cfg_options') or {})}
-            cases.append(ConfigWorker(name, spec['config'], device, batch, options or None))
+            cases.append(ConfigWorker(name, spec['config'], device, batch, options or None, mode))
         times = interleaved_times(cases, rounds, warmup)
         rows = [_row(case, spec, times, cases[0].name) for case, spec in zip(cases, specs)]
     finally:
         for case in cases:
             case.close()
-    return dict(device=str(device), baseline=cases[0].name, rows=rows)
+    return dict(device=str(device), mode=mode, baseline=cases[0].name, rows=rows)
 
 
 def _row(case, spec, times, base):

@@ -113,13 +113,20 @@ class Worker:
 
 
 class ConfigWorker(Worker):
-    """A ConfigCase (a training config's train step) in its own process."""
+    """A ConfigCase (a config's train step, or its test step) in its own process."""
 
     case_class = ConfigCase
 
-    def __init__(self, name, config, device, batch=None, cfg_options=None):
+    def __init__(self, name, config, device, batch=None, cfg_options=None, mode='training'):
         self._start(
-            dict(name=name, config=config, device=device, batch=batch, cfg_options=cfg_options)
+            dict(
+                name=name,
+                config=config,
+                device=device,
+                batch=batch,
+                cfg_options=cfg_options,
+                mode=mode,
+            )
         )
 
     def describe(self):
