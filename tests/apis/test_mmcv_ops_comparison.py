@@ -29,10 +29,11 @@ def positional_only_roi_align(monkeypatch):
 
 def test_ops_comparison_runs_on_cpu(positional_only_roi_align):
     checks = oc.ops_against_cpu('cpu')
-    assert [c.name for c in checks] == ['nms', 'roi_align']
+    assert [c.name for c in checks] == ['nms', 'roi_align', 'ms_deform_attn']
     assert all(c.ok for c in checks), checks
     assert checks[0].detail.endswith(f'of {oc.NUM_BOXES} boxes kept')
     assert checks[1].detail == 'max difference forward 0.0e+00, backward 0.0e+00'
+    assert checks[2].detail.startswith('max difference float32 0.0e+00, bfloat16 autocast')
 
 
 def test_roi_align_output_and_gradient_are_real():
@@ -59,7 +60,7 @@ def second_call_wrong(monkeypatch, name, corrupt):
 
 def test_a_wrong_nms_result_is_a_failure(monkeypatch):
     calls = second_call_wrong(monkeypatch, 'nms_keep', lambda keep: keep[1:])
-    nms_check, roi_check = oc.ops_against_cpu('cpu')
+    nms_check, roi_check, _ = oc.ops_against_cpu('cpu')
     assert calls == ['cpu', 'cpu']
     assert not nms_check.ok and roi_check.ok
 
@@ -72,7 +73,7 @@ def test_a_wrong_roi_align_result_is_a_failure(monkeypatch, side):
         return tuple(result)
 
     second_call_wrong(monkeypatch, 'roi_align_with_grad', off)
-    nms_check, roi_check = oc.ops_against_cpu('cpu')
+    nms_check, roi_check, _ = oc.ops_against_cpu('cpu')
     assert nms_check.ok and not roi_check.ok
     assert 'max difference' in roi_check.detail
 
@@ -81,7 +82,23 @@ def test_a_wrong_roi_align_result_is_a_failure(monkeypatch, side):
 def test_the_child_process_compares_on_the_device_it_is_given():
     """The child gpu_check starts, for real, with --device cpu."""
     checks = oc.ops_check_isolated('cpu')
-    assert [c.name for c in checks] == ['nms', 'roi_align'] and all(c.ok for c in checks)
+    assert [c.name for c in checks] == ['nms', 'roi_align', 'ms_deform_attn']
+    assert all(c.ok for c in checks), checks
+
+
+@pytest.mark.parametrize('wrong', [None, torch.bfloat16])  # the float32 or the bf16 run
+def test_a_wrong_deformable_attention_result_is_a_failure(monkeypatch, wrong):
+    real, calls = oc.deformable_attention, []
+
+    def op(attn, inputs, device, dtype=None):
+        calls.append(dtype)
+        out = real(attn, inputs, device, dtype)
+        return out + 1.0 if len(calls) > 1 and dtype is wrong else out
+
+    monkeypatch.setattr(oc, 'deformable_attention', op)
+    *_, msda = oc.ops_against_cpu('cpu')
+    assert calls == [None, None, torch.bfloat16]
+    assert not msda.ok and 'max difference float32' in msda.detail
 
 
 def test_a_crash_in_the_op_check_is_a_failed_check_not_the_end():

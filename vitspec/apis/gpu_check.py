@@ -1,11 +1,11 @@
 """tools/gpu_check.sh: the first command on a GPU machine.
 
-It compares mmcv's CUDA ops (NMS, RoIAlign forward and backward) with their CPU results, then
-trains a few iterations of the demo segmentation, depth and COCO configs on one GPU in fp32,
-fp16 and bf16 (and on all visible GPUs with torchrun when there are several), and prints per
-run: iterations/s, peak GPU memory, and whether the losses agree with the fp32 run of the same
-config and GPU count. Without a GPU it says so and exits 0. `--device cpu` runs the same checks
-on CPU processes (gloo): how the tests run its code without a GPU.
+It compares mmcv's CUDA ops (NMS, RoIAlign forward and backward, deformable attention) with their
+CPU results, then trains a few iterations of the demo segmentation, depth and COCO configs on one
+GPU in fp32, fp16 and bf16 (and on all visible GPUs with torchrun when there are several), and
+prints per run: iterations/s, peak GPU memory, and whether the losses agree with the fp32 run of
+the same config and GPU count. Without a GPU it says so and exits 0. `--device cpu` runs the same
+checks on CPU processes (gloo): how the tests run its code without a GPU.
 """
 
 import argparse

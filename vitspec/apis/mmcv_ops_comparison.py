@@ -1,5 +1,6 @@
-"""mmcv's compiled NMS and RoIAlign (forward and backward) on a device against the same ops on
-CPU: the first check of tools/gpu_check.sh. With device='cpu' both sides run on the CPU, which
+"""mmcv's compiled NMS, RoIAlign (forward and backward) and multi-scale deformable attention (in
+float32 and under bfloat16 autocast) on a device against the same ops on CPU: the first check of
+tools/gpu_check.sh. With device='cpu' both sides run on the CPU, which
 executes every line of the comparison without a GPU (the tests do)."""
 
 import argparse
@@ -10,12 +11,17 @@ import sys
 from typing import NamedTuple
 
 import torch
-from mmcv.ops import RoIAlign, nms
+from mmcv.ops import MultiScaleDeformableAttention, RoIAlign, nms
+
+from vitspec.engine.mmcv_autocast import run_mmcv_ops_in_float32
 
 # CUDA kernels add in another order than the CPU ones (atomicAdd in RoIAlign's backward).
 FORWARD_ATOL = 1e-4
 BACKWARD_ATOL = 1e-3
 NUM_BOXES = 300
+# bfloat16 keeps 8 bits of mantissa: the projections around the op round at about 1e-2.
+BF16_ATOL = 5e-2
+MSDA_SHAPES = ((16, 16), (8, 8))
 
 
 class OpCheck(NamedTuple):
@@ -40,6 +46,26 @@ def roi_align_with_grad(features, rois, device):
     return out.detach().cpu(), x.grad.cpu()
 
 
+def deformable_attention(attn, inputs, device, dtype=None) -> torch.Tensor:
+    """mmcv's MultiScaleDeformableAttention on `device` (under `dtype` autocast) of ``inputs``
+    (query, value, reference points), on CPU in float32. Its CUDA kernel refuses bfloat16:
+    run_mmcv_ops_in_float32 runs it in float32 there."""
+    attn = attn.to(device)
+    query, value, ref = (t.to(device) for t in inputs)
+    shapes = torch.tensor(MSDA_SHAPES, device=device)
+    start = torch.cat((shapes.new_zeros(1), shapes.prod(1).cumsum(0)[:-1]))
+    kind = torch.device(device).type
+    with torch.autocast(kind, dtype or torch.float32, enabled=dtype is not None):
+        out = attn(
+            query,
+            value=value,
+            reference_points=ref,
+            spatial_shapes=shapes,
+            level_start_index=start,
+        )
+    return out.detach().float().cpu()
+
+
 def ops_against_cpu(device, seed=0) -> list:
     """An OpCheck for NMS and one for RoIAlign: `device` against CPU on the same random boxes."""
     gen = torch.Generator().manual_seed(seed)
@@ -60,7 +86,23 @@ def ops_against_cpu(device, seed=0) -> list:
     backward = (grad_cpu - grad_dev).abs().max().item()
     ok = forward <= FORWARD_ATOL and backward <= BACKWARD_ATOL
     detail = f'max difference forward {forward:.1e}, backward {backward:.1e}'
-    return checks + [OpCheck('roi_align', ok, detail)]
+    checks.append(OpCheck('roi_align', ok, detail))
+
+    torch.manual_seed(seed)
+    attn = MultiScaleDeformableAttention(32, 4, len(MSDA_SHAPES), 4, batch_first=True).eval()
+    num_value = sum(h * w for h, w in MSDA_SHAPES)
+    inputs = (
+        torch.randn(2, 50, 32, generator=gen),
+        torch.randn(2, num_value, 32, generator=gen),
+        torch.rand(2, 50, len(MSDA_SHAPES), 2, generator=gen),
+    )
+    run_mmcv_ops_in_float32()
+    cpu = deformable_attention(attn, inputs, 'cpu')
+    fp32 = (deformable_attention(attn, inputs, device) - cpu).abs().max().item()
+    bf16 = (deformable_attention(attn, inputs, device, torch.bfloat16) - cpu).abs().max().item()
+    ok = fp32 <= FORWARD_ATOL and bf16 <= BF16_ATOL
+    detail = f'max difference float32 {fp32:.1e}, bfloat16 autocast {bf16:.1e}'
+    return checks + [OpCheck('ms_deform_attn', ok, detail)]
 
 
 def ops_check_isolated(device, command=None) -> list:

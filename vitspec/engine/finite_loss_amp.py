@@ -8,7 +8,7 @@ from mmengine.optim import AmpOptimWrapper, OptimWrapper
 from mmengine.registry import OPTIM_WRAPPERS
 
 from .finite_loss import FiniteLossMixin
-from .mmcv_cpu_autocast import run_mmcv_cpu_ops_in_float32
+from .mmcv_autocast import run_mmcv_ops_in_float32
 
 # What an AMP switch (tools/train.py --amp) turns each wrapper into; AMP wrappers stay.
 AMP_FORM = {'FiniteLossOptimWrapper': 'FiniteLossAmpOptimWrapper'}
@@ -44,8 +44,9 @@ class AnyDeviceAmpOptimWrapper(AmpOptimWrapper):
     where the Runner puts the model): ``torch.autocast(device, dtype)`` (float16 unless ``dtype``
     says otherwise, mmengine's CUDA default) and torch's grad scaler for that device. mmengine's
     own refuses a machine without an accelerator; this one runs the same lines on CUDA and on the
-    CPU, so a CPU test executes the GPU path. On the CPU, mmcv's NMS and RoIAlign run in float32
-    (mmcv_cpu_autocast.py)."""
+    CPU, so a CPU test executes the GPU path. mmcv's ops whose kernels refuse the autocast dtype
+    run in float32 (mmcv_autocast.py: NMS and RoIAlign on the CPU, deformable attention in
+    bfloat16 on CUDA)."""
 
     def __init__(
         self, loss_scale='dynamic', dtype=None, use_fsdp: bool = False, device=None, **kwargs
@@ -55,8 +56,7 @@ class AnyDeviceAmpOptimWrapper(AmpOptimWrapper):
             super().__init__(loss_scale=loss_scale, dtype=dtype, use_fsdp=use_fsdp, **kwargs)
             return
         OptimWrapper.__init__(self, **kwargs)
-        if self.device == 'cpu':  # mmcv's CPU NMS / RoIAlign refuse bfloat16 and float16
-            run_mmcv_cpu_ops_in_float32()
+        run_mmcv_ops_in_float32()
         self.loss_scaler, self._scale_update_param = grad_scaler(self.device, loss_scale, use_fsdp)
         if isinstance(dtype, str):
             if dtype not in self.valid_dtypes:

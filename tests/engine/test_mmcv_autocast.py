@@ -1,5 +1,6 @@
 """--amp bf16 / fp16 trains a detector on the CPU: mmcv's CPU NMS and RoIAlign, which take float32
-only ('expected scalar type Float but found BFloat16'), run in float32 under autocast."""
+only ('expected scalar type Float but found BFloat16'), run in float32 under autocast; the same
+wrapper runs CUDA's deformable attention in float32 under bfloat16."""
 
 import pytest
 import torch
@@ -14,6 +15,7 @@ from mmengine.structures import InstanceData
 import vitspec  # noqa: F401  (registers)
 from tests.utils import ROOT
 from vitspec.engine import FiniteLossAmpOptimWrapper
+from vitspec.engine.mmcv_autocast import FLOAT32_ONLY_OPS, float32_only_functions, in_float32
 
 DEMO = 'configs/demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-800it_demo-coco-160x160.py'
 NMS_CFG = dict(type='nms', iou_threshold=0.5)
@@ -63,6 +65,53 @@ def test_roi_align_under_cpu_autocast_matches_float32_forward_and_backward(dtype
     torch.testing.assert_close(out.float(), expected, atol=0.02, rtol=0.02)
     assert feats.grad.dtype == dtype
     torch.testing.assert_close(feats.grad.float(), reference.grad, atol=0.05, rtol=0.05)
+
+
+class Float32Kernel(torch.autograd.Function):
+    """A kernel that takes float32 only, as mmcv's refuse a dtype: x * w and its backward."""
+
+    @staticmethod
+    def forward(ctx, x, w):
+        assert x.dtype == w.dtype == torch.float32 and not torch.is_autocast_enabled('cpu')
+        ctx.save_for_backward(x, w)
+        return x * w
+
+    @staticmethod
+    def backward(ctx, grad):
+        assert grad.dtype == torch.float32
+        x, w = ctx.saved_tensors
+        return grad * w, grad * x
+
+
+def test_refused_dtype_runs_in_float32_and_comes_back_in_its_own():
+    """The wrapper's lines as the CUDA deformable attention runs them, on a device at hand."""
+    forward = in_float32(Float32Kernel.forward, 'cpu', (torch.bfloat16,))
+    backward = in_float32(Float32Kernel.backward, 'cpu', (torch.bfloat16,))
+    kernel = type(
+        'Wrapped',
+        (torch.autograd.Function,),
+        dict(forward=staticmethod(forward), backward=staticmethod(backward)),
+    )
+    x = torch.randn(8).bfloat16().requires_grad_()
+    w = torch.randn(8).bfloat16()
+    with torch.autocast('cpu', torch.bfloat16):
+        out = kernel.apply(x, w)
+    assert out.dtype == torch.bfloat16
+    out.float().sum().backward()
+    assert x.grad.dtype == torch.bfloat16
+    torch.testing.assert_close(x.grad, w)
+    with pytest.raises(AssertionError):  # unwrapped, the kernel refuses it
+        Float32Kernel.apply(x.detach(), w)
+
+
+def test_cuda_deformable_attention_is_wrapped_for_bfloat16_only(cpu_amp_wrapper):
+    from mmcv.ops.multi_scale_deform_attn import MultiScaleDeformableAttnFunction as msda
+
+    (op,) = [op for function, op in float32_only_functions() if function is msda]
+    assert op.device == 'cuda' and op.dtypes == (torch.bfloat16,)  # its kernel takes half
+    assert getattr(msda.forward, '_vitspec_float32', False)
+    assert getattr(msda.backward, '_vitspec_float32', False)
+    assert len(float32_only_functions()) == len(FLOAT32_ONLY_OPS)
 
 
 def test_float32_inputs_run_unchanged():
