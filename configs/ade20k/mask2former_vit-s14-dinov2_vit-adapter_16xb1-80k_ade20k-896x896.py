@@ -11,17 +11,7 @@ model = dict(
     backbone=dict(
         vit=dict(_base_.backbone, final_norm=False, frozen_stages=depth),
         interaction_indexes=[2, 5, 8, 11],
-        with_injector=True,
-        conv_inplane=64,
-        n_points=4,
         deform_num_heads=6,
-        init_values=0.0,
-        deform_ratio=0.5,
-        cffn_ratio=0.25,
-        add_vit_feature=True,
-        use_extra_extractor=True,
-        drop_path_rate=0.3,
-        with_cp=True,
     ),
     decode_head=dict(in_channels=[dims] * 4),
 )

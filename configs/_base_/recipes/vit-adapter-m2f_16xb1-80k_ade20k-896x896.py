@@ -6,7 +6,7 @@
 # (0.9, 0.999), weight decay 0.05, layer-wise lr decay 0.9 (adapter modules at the base lr, as
 # upstream's LayerDecayOptimizerConstructor leaves them); linear warmup from 1e-6 over 1500
 # iterations, then poly power 1.0 to 0; validation every 8000 iterations keeping the best mIoU.
-# Leaves set the backbone (ViTAdapter: vit and adapter options) and decode_head.in_channels.
+# Leaves set the backbone's vit, interaction_indexes, deform_num_heads and decode_head.in_channels.
 _base_ = [
     '../models/mask2former_vit-adapter.py',
     '../datasets/ade20k_vit-adapter-m2f_896x896.py',
@@ -16,6 +16,20 @@ dims, heads, ffn = 1024, 32, 4096
 attn = dict(embed_dims=dims, num_heads=heads)
 model = dict(
     data_preprocessor=_base_.data_preprocessor,
+    # the adapter options every leaf shares (the ViT-g/14 DINOv2 leaf says where they come from);
+    # leaves set vit, interaction_indexes and deform_num_heads (heads of width 64)
+    backbone=dict(
+        with_injector=True,
+        conv_inplane=64,
+        n_points=4,
+        init_values=0.0,
+        deform_ratio=0.5,
+        cffn_ratio=0.25,
+        add_vit_feature=True,
+        use_extra_extractor=True,
+        drop_path_rate=0.3,
+        with_cp=True,
+    ),
     decode_head=dict(
         feat_channels=dims,
         out_channels=dims,
