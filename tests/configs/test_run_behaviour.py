@@ -20,7 +20,10 @@ WRAPPERS = ('FiniteLossOptimWrapper', 'FiniteLossAmpOptimWrapper')
 
 
 def frozen(cfg) -> bool:
+    """The whole backbone frozen (a probe); a ViT-Adapter trains around its frozen ViT."""
     backbone = cfg.model.backbone
+    if backbone.type == 'ViTAdapter':
+        return False
     return backbone.get('frozen_stages', -1) >= backbone.num_layers
 
 

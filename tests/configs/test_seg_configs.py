@@ -43,11 +43,8 @@ def build_model(cfg):
         return MODELS.build(cfg.model)
 
 
-@pytest.mark.parametrize('path', CONFIGS + DEMO, ids=str)
-def test_config_builds_model_optimizer_and_pipelines(path):
-    cfg = load(path)
-    model = build_model(cfg)
-    h, w = cfg.get('crop_size', (128, 128))
+def check_forward(model, cfg, h, w):
+    """The model's forward on a meta image of the crop size gives the config's classes."""
     if model.backbone.token_graying is not None:  # its fp32 autocast guard has no meta kernel;
         model.backbone.token_graying = torch.nn.Identity()  # it keeps the image shape
     with torch.no_grad():
@@ -56,6 +53,17 @@ def test_config_builds_model_optimizer_and_pipelines(path):
         assert logits[1][-1].shape[-1] == cfg.model.num_classes + 1
     else:
         assert logits.shape[1] == cfg.model.decode_head.num_classes
+
+
+@pytest.mark.parametrize('path', CONFIGS + DEMO, ids=str)
+def test_config_builds_model_optimizer_and_pipelines(path):
+    cfg = load(path)
+    model = build_model(cfg)
+    h, w = cfg.get('crop_size', (128, 128))
+    # mmcv's deformable attention reads its level sizes as numbers, which meta tensors have not:
+    # the ViT-Adapter configs run forward shrunk on real tensors (tests/e2e/test_ledger_configs)
+    if cfg.model.backbone.type != 'ViTAdapter':
+        check_forward(model, cfg, h, w)
     with DefaultScope.overwrite_default_scope('mmseg'):
         build_optim_wrapper(model, cfg.optim_wrapper)
         for name in ('train_pipeline', 'test_pipeline', 'tta_pipeline'):
