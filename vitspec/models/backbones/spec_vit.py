@@ -350,14 +350,20 @@ class SpecViT(BaseModule):
             tokens.insert(0, cls + pos[:, :1] if self.pos_embed_cls else cls)
         return torch.cat(tokens, dim=1) if len(tokens) > 1 else x, hw
 
-    def forward(self, x: torch.Tensor):
-        B = x.shape[0]
-        x = center_pad_to_multiple(x, self.patch_size)
+    def tokens(self, x: torch.Tensor):
+        """The tokens the first block reads and their TokenLayout, from an image already padded
+        to a multiple of the patch size: what a model that runs the blocks itself (EoMT, the
+        ViT-Adapter) starts from."""
         if self.token_graying is not None:
             x = self.token_graying(x)
-        x, (h, w) = self._embed(x)
-        rope = None if self.rope is None else self.rope((h, w), self.num_prefix_tokens)
-        layout = TokenLayout(self.num_cls, (h, w), rope)
+        x, hw = self._embed(x)
+        rope = None if self.rope is None else self.rope(hw, self.num_prefix_tokens)
+        return x, TokenLayout(self.num_cls, hw, rope)
+
+    def forward(self, x: torch.Tensor):
+        B = x.shape[0]
+        x, layout = self.tokens(center_pad_to_multiple(x, self.patch_size))
+        h, w = layout.hw
         outs = []
         for i, blk in enumerate(self.blocks):
             if self.with_cp and x.requires_grad:

@@ -12,7 +12,6 @@ from mmengine.model import BaseModule
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from vitspec.layers import TokenLayout
 from vitspec.layers.patch_embed import center_pad_to_multiple
 
 from ..necks.adapter_interaction import AdapterInteraction
@@ -151,15 +150,6 @@ class ViTAdapter(BaseModule):
             return checkpoint(fn, *args, use_reentrant=False)
         return fn(*args)
 
-    def _tokens(self, x: torch.Tensor):
-        """SpecViT.forward's prologue: its tokens and TokenLayout for the (padded) image."""
-        vit = self.vit
-        if vit.token_graying is not None:
-            x = vit.token_graying(x)
-        tokens, hw = vit._embed(x)
-        rope = None if vit.rope is None else vit.rope(hw, vit.num_prefix_tokens)
-        return tokens, TokenLayout(vit.num_cls, hw, rope)
-
     def forward(self, x: torch.Tensor):
         vit = self.vit
         x = center_pad_to_multiple(x, vit.patch_size)
@@ -169,7 +159,7 @@ class ViTAdapter(BaseModule):
         c = torch.cat(
             [p.flatten(2).transpose(1, 2) + self.level_embed[i] for i, p in enumerate(priors)], 1
         )
-        tokens, layout = self._tokens(x)
+        tokens, layout = vit.tokens(x)
         h, w = layout.hw
         to_vit = deform_inputs([(h, w)], prior_shapes, x.device)
         to_prior = deform_inputs(prior_shapes, [(h, w)], x.device)

@@ -119,12 +119,8 @@ class EoMTNetwork(nn.Module):
         if last_only and self.training:
             raise ValueError('last_only is for inference: training needs every layer (eval())')
         bb = self.backbone
-        x = center_pad_to_multiple(img, bb.patch_size)
-        if bb.token_graying is not None:
-            x = bb.token_graying(x)
-        x, hw = bb._embed(x)
-        num_prefix = bb.num_prefix_tokens
-        layout = TokenLayout(bb.num_cls, hw, _rope(bb, hw, num_prefix))
+        x, layout = bb.tokens(center_pad_to_multiple(img, bb.patch_size))
+        hw, num_prefix = layout.hw, bb.num_prefix_tokens
         masks, classes = [], []
         for i, block in enumerate(bb.blocks):
             if i == self.first_query_block:
