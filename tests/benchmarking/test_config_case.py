@@ -122,6 +122,7 @@ def test_detection_and_depth_configs_run_from_the_command_line(tmp_path, capsys)
     assert f'| {det["name"]} | detection | 1 | 160x160 | fp32 |' in printed
 
 
+@pytest.mark.slow  # builds and times the demo config: 7-10 s
 def test_a_config_is_timed_in_inference_mode_through_its_test_step(capsys):
     small = {'crop_size': (64, 64), 'model.test_cfg': dict(mode='whole')}
     result = run_configs(

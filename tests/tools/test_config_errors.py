@@ -55,6 +55,7 @@ def test_a_chain_without_errors_loads(tmp_path):
     assert load_config(str(tmp_path / 'top.py')).d == 3
 
 
+@pytest.mark.slow  # starts tools/test.py
 def test_test_tool_prints_the_file_and_line(tmp_path):
     top = write_chain(tmp_path, 'mid.py')
     proc = run_tool(['tools/test.py', top, tmp_path / 'none.pth'], timeout=120, check=False)

@@ -20,6 +20,8 @@ HOLD = (
     '    time.sleep(600)\n'
 )
 CONFIG = 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
+# every test starts a holder process that imports vitspec: 7-15 s each on a 2-core host
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
