@@ -46,7 +46,7 @@ def test_mask_combines_with_the_decomposed_rel_pos_bias():
     x = torch.randn(2, 1 + HW[0] * HW[1], DIM)
     mask = random_mask(2, x.shape[1])
     bias_only = attn._global_bias(
-        attn._qkv(x, 0)[0], HW
+        attn._qkv(x)[0], HW
     )  # what the unmasked path adds, (B, heads, N, N)
     out = attn(x, TokenLayout(1, HW, attn_mask=mask))
     torch.testing.assert_close(out, explicit_attention(attn, x, mask, bias_only))

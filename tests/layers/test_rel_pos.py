@@ -82,7 +82,7 @@ def test_block_matches_timm_sam_block(window, hw):
 def test_decomposed_gives_prefix_tokens_no_bias():
     attn = randomize(Attention(DIM, HEADS, rel_pos_bias='decomposed', rel_pos_size=(3, 4)))
     x = torch.randn(2, 2 + 12, DIM)
-    q, k, v = attn._qkv(x, 0)
+    q, k, v = attn._qkv(x)
     bias = F.pad(
         decomposed_rel_pos_bias(q[:, :, 2:], attn.rel_pos_h, attn.rel_pos_w, (3, 4)), (2, 0, 2, 0)
     )

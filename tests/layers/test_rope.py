@@ -93,7 +93,7 @@ def test_bad_options_are_refused(kwargs, match):
 def masked_reference(attn, x, hw, window, num_prefix, rope):
     """Dense attention with a same-window mask, q and k rotated by ``rope``."""
     B, N, _ = x.shape
-    q, k, v = attn._qkv(x, 0)
+    q, k, v = attn._qkv(x)
     q, k = apply_rope(q, rope), apply_rope(k, rope)
     h, w = hw
     rows = torch.arange(h).repeat_interleave(w) // window

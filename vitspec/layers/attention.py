@@ -92,16 +92,16 @@ class Attention(nn.Module):
         )
         self.register_buffer('relative_position_index', table_index(rel_pos_size), persistent=False)
 
-    def _qkv(self, x: torch.Tensor, num_cls: int, layout: TokenLayout = TokenLayout()):
+    def _qkv(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()):
         B, N, _ = x.shape
-        qkv = with_query_rows(self.qkv(x, num_cls), self.query_qkv, x, layout)
+        qkv = with_query_rows(self.qkv(x, layout.num_cls), self.query_qkv, x, layout)
         qkv = qkv.reshape(B, N, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4)
         return qkv.unbind(0)
 
     def forward(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()) -> torch.Tensor:
         B, N, _ = x.shape
         hw = layout.hw
-        q, k, v = self._qkv(x, layout.num_cls, layout)
+        q, k, v = self._qkv(x, layout)
         if layout.rope is not None:
             q, k = apply_rope(q, layout.rope), apply_rope(k, layout.rope)
         if (self.window_size or self.rel_pos_bias) and hw is None:

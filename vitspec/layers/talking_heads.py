@@ -31,7 +31,7 @@ class TalkingHeadAttention(Attention):
         if layout.attn_mask is not None:
             raise ValueError('talking heads (CaiT) take no attn_mask (EoMT masked attention)')
         B, N, _ = x.shape
-        q, k, v = self._qkv(x, layout.num_cls, layout)
+        q, k, v = self._qkv(x, layout)
         attn = (q * self.scale) @ k.transpose(-2, -1)
         attn = _mix_heads(attn, self.proj_l).softmax(dim=-1)
         attn = F.dropout(_mix_heads(attn, self.proj_w), self.attn_drop, self.training)
