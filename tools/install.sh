@@ -1,28 +1,36 @@
 #!/usr/bin/env bash
-# Idempotent set-up of the vitspec virtual environment: torch, torchvision and mmcv (with its
-# compiled ops), then vitspec itself in editable mode with the extras test and tensorboard.
+# Idempotent set-up of the vitspec virtual environment: torch, torchvision and mmcv, then vitspec
+# itself in editable mode with the extras test and tensorboard. No compiler is needed: mmcv is
+# built from its source without its C++/CUDA ops (a minute, pure Python) and its ops run on
+# vitspec's PyTorch / torchvision kernels (vitspec/mmcv_ext, installed as mmcv._ext).
 #   tools/install.sh                  from the package registry (what CI and tools/demo.sh run)
+#   tools/install.sh --mmcv-ops       mmcv with its compiled ops instead (about 30 minutes on 2
+#       cores, an hour or more with CUDA; needs a C++ compiler, and nvcc for CUDA ops); combines
+#       with --download / --offline. See docs/installation.md for when it is worth it.
 #   tools/install.sh --download DIR [--python-version 3.12] [--platform manylinux_2_28_x86_64]
 #                    [--no-torch] [--cuda 13.0|none]
 #       on a connected machine: gathers into DIR every wheel the environment needs for that
 #       Python and platform (default: this machine's), mmcv's source, and vitspec-offline.txt
 #       (what, for which target); --no-torch leaves out torch and torchvision (the node has
-#       them); --cuda adds the registry's nvcc packages of that CUDA version (default: 13.0,
-#       the pinned torch's; none with --no-torch). A package with no wheel for the target is
-#       built into one when the target is this machine, else named and refused.
+#       them); --cuda adds the registry's nvcc packages of that CUDA version (with --mmcv-ops:
+#       default 13.0, the pinned torch's; none with --no-torch; without --mmcv-ops: none). A
+#       package with no wheel for the target is built into one when the target is this machine,
+#       else named and refused.
 #   tools/install.sh --offline DIR    on a node without network: installs from DIR alone (pip
 #       --no-index, no configured index or find-links), keeps a torch 2.11 to 2.14 with its
 #       torchvision that the venv already sees (a venv made with --system-site-packages; made
 #       so here when VITSPEC_PYTHON imports such a torch), and builds mmcv from DIR's source.
 #   VITSPEC_VENV   where the venv goes (default: ./.venv in the repo)
 #   VITSPEC_PYTHON interpreter that creates it (default: python3)
+# With --mmcv-ops:
 #   VITSPEC_CUDA   1: build mmcv's CUDA ops without a visible GPU (a login node building for
 #                  the GPU nodes); 0: CPU ops only; unset: CUDA ops when a GPU is visible
 #   TORCH_CUDA_ARCH_LIST  GPU architectures of the CUDA ops (default: the visible GPUs', or
 #                  8.0;9.0;10.0+PTX without one); CUDA_HOME  the CUDA toolkit to build with
 # The mmcv 2.1.0 wheel is built once per machine and cached in
-# ${XDG_CACHE_HOME:-$HOME/.cache}/vitspec/wheels, keyed by mmcv, torch and Python version, and
-# for CUDA ops also by CUDA version and architectures (tools/mmcv_wheel.py decides which).
+# ${XDG_CACHE_HOME:-$HOME/.cache}/vitspec/wheels: without compiled ops keyed by the content of
+# vitspec/mmcv_ext; with them by mmcv, torch and Python version, and for CUDA ops also by CUDA
+# version and architectures (tools/mmcv_wheel.py decides which).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -40,7 +48,7 @@ MANIFEST=vitspec-offline.txt
 say() { printf '[install] %s\n' "$*"; }
 die() { printf '[install] ERROR: %s\n' "$*" >&2; exit 1; }
 
-MODE=registry WHEELS='' TARGET_OPTS=() WITH_TORCH=1 CUDA_TOOLKIT=''
+MODE=registry WHEELS='' TARGET_OPTS=() WITH_TORCH=1 CUDA_TOOLKIT='' COMPILED_OPS=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --download | --offline | --python-version | --platform | --cuda)
@@ -52,6 +60,7 @@ while [ $# -gt 0 ]; do
             esac
             shift 2 ;;
         --no-torch) WITH_TORCH=0; shift ;;
+        --mmcv-ops) COMPILED_OPS=1; shift ;;
         -h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; exit 0 ;;
         *) die "unknown argument $1 (tools/install.sh --help)" ;;
     esac
@@ -83,11 +92,12 @@ download_wheels() {
         "mmcv-$MMCV_VERSION/mmcv.egg-info/requires.txt" | sed -e '/^\[/,$d' -e '/^\s*$/d')" \
         || die "mmcv-$MMCV_VERSION.tar.gz has no mmcv.egg-info/requires.txt"
     # shellcheck disable=SC2206  # one requirement per word
-    local reqs=("setuptools==$SETUPTOOLS_VERSION" wheel ninja $requires "$ROOT[test,tensorboard]")
+    local reqs=("setuptools==$SETUPTOOLS_VERSION" wheel $requires "$ROOT[test,tensorboard]")
     local stubs=()
+    [ "$COMPILED_OPS" = 0 ] || reqs+=(ninja)
     if [ "$WITH_TORCH" = 1 ]; then
         reqs+=("torch==$TORCH_VERSION" "torchvision==$TORCHVISION_VERSION")
-        CUDA_TOOLKIT="${CUDA_TOOLKIT:-$PINNED_TORCH_CUDA}"
+        [ "$COMPILED_OPS" = 0 ] || CUDA_TOOLKIT="${CUDA_TOOLKIT:-$PINNED_TORCH_CUDA}"
     else
         # the node's torch: empty stand-ins for pip (timm requires torch), removed from DIR after
         mkdir "$work/stubs"
@@ -139,6 +149,7 @@ download_wheels() {
             echo "torch=none (the node's torch is kept)"
         fi
         echo "cuda_toolkit=${CUDA_TOOLKIT:-none}"
+        echo "mmcv_ops=$([ "$COMPILED_OPS" = 1 ] && echo compiled || echo torchvision)"
         echo "mmcv_source=mmcv-$MMCV_VERSION.tar.gz"
         echo "built_from_source=${built[*]}"
         echo "vitspec=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
@@ -174,7 +185,7 @@ reuse_torch "$VENV/bin/python" 2>/dev/null || true
 # A stamp of everything that decides the environment: when it matches and the imports
 # pass, the environment is complete and nothing is reinstalled.
 STAMP_SRC="$(cat "$ROOT/tools/install.sh" "$ROOT/tools/mmcv_wheel.py" \
-    "$ROOT/tools/offline_wheels.py" "$ROOT/pyproject.toml")"
+    "$ROOT/tools/offline_wheels.py" "$ROOT/pyproject.toml"; echo "compiled ops: $COMPILED_OPS")"
 STAMP_HASH="$(printf '%s' "$STAMP_SRC" | sha256sum | cut -d' ' -f1)"
 STAMP="$VENV/.vitspec-install-stamp"
 
@@ -192,7 +203,9 @@ if failed:
     print('[install] these imports failed:', *failed, sep='\n  ', file=sys.stderr)
     sys.exit(1)
 import torch, mmcv, mmseg, mmdet
-print(f'[install] ok: torch {torch.__version__}, mmcv {mmcv.__version__} (ops), '
+from mmcv.ops import get_compiler_version
+ops = 'torchvision ops' if get_compiler_version().startswith('none') else 'compiled ops'
+print(f'[install] ok: torch {torch.__version__}, mmcv {mmcv.__version__} ({ops}), '
       f'mmseg {mmseg.__version__}, mmdet {mmdet.__version__}')
 PY
 }
@@ -201,9 +214,10 @@ PY
 # MMCV_CUDA_VERSION, TORCH_CUDA_ARCH_LIST and NVCC_PACKAGES. WHEEL_DIR is part of the stamp, so
 # a venv set up with CPU ops (a login node) is not up to date where CUDA ops are expected.
 plan_wheel() {
-    local plan
+    local plan variant=()
+    [ "$COMPILED_OPS" = 1 ] || variant=(--kernels "$ROOT/vitspec/mmcv_ext")
     plan="$("$VENV/bin/python" "$ROOT/tools/mmcv_wheel.py" plan --cache "$CACHE" \
-        --mmcv "$MMCV_VERSION" --torch "$TORCH_VERSION")" || return 1
+        --mmcv "$MMCV_VERSION" --torch "$TORCH_VERSION" "${variant[@]}")" || return 1
     eval "$plan"
 }
 check_wheel() {
@@ -250,7 +264,9 @@ if [ "$MODE" = offline ]; then
         "--python-version $venv_python"
 fi
 
-"${PIP[@]}" "setuptools==$SETUPTOOLS_VERSION" wheel ninja || die "pip could not install build tools"
+build_tools=("setuptools==$SETUPTOOLS_VERSION" wheel)
+[ "$COMPILED_OPS" = 0 ] || build_tools+=(ninja)
+"${PIP[@]}" "${build_tools[@]}" || die "pip could not install build tools"
 [ -n "$REUSED_TORCH" ] || reuse_torch "$VENV/bin/python" || true
 if [ -n "$REUSED_TORCH" ]; then
     say "keeping torch $REUSED_TORCH, which the venv already sees"
@@ -278,7 +294,18 @@ if [ -z "$wheel" ]; then
     sed -i -e 's/-std=c++14/-std=c++20/g' -e 's/-std=c++17/-std=c++20/g' "$src/setup.py"
     grep -q -- '-std=c++20' "$src/setup.py" || die "mmcv setup.py no longer has the -std flag to patch"
     build_env=(MMCV_WITH_OPS=1 MAX_JOBS="${MAX_JOBS:-2}")
-    if [ "$MMCV_VARIANT" = cuda ]; then
+    if [ "$MMCV_VARIANT" = torchvision ]; then
+        # mmcv's Python without its compiled ops, under its own name (mmdet and mmseg require
+        # 'mmcv'; without ops setup.py calls it mmcv-lite), with vitspec's kernels as mmcv._ext
+        sed -i "s/name='mmcv' if os.getenv('MMCV_WITH_OPS', '1') == '1' else 'mmcv-lite'/name='mmcv'/" \
+            "$src/setup.py"
+        grep -q "^    name='mmcv',$" "$src/setup.py" || die "mmcv setup.py no longer has the name to patch"
+        cp -r "$ROOT/vitspec/mmcv_ext" "$src/mmcv/_ext"
+        rm -rf "$src/mmcv/_ext/__pycache__"
+        build_env=(MMCV_WITH_OPS=0)
+        say "building mmcv $MMCV_VERSION without compiled ops, its ops on PyTorch / torchvision" \
+            "(about a minute)"
+    elif [ "$MMCV_VARIANT" = cuda ]; then
         home="$(cuda_toolkit)"
         "$VENV/bin/python" "$ROOT/tools/mmcv_wheel.py" link-dir "$home" "$build/links"
         build_env+=(FORCE_CUDA=1 CUDA_HOME="$home" TORCH_CUDA_ARCH_LIST="$TORCH_CUDA_ARCH_LIST"
@@ -302,6 +329,8 @@ if [ -z "$wheel" ]; then
 fi
 # never a CPU-only wheel where CUDA ops are expected
 check_wheel "$wheel" || die "$wheel is not the mmcv this machine needs"
+# the other build of the same version would count as installed
+"$VENV/bin/python" -m pip uninstall -y -q mmcv mmcv-lite 2>/dev/null || true
 "${PIP[@]}" "$wheel" || die "could not install $wheel"
 # vitspec (editable) with the dependencies and extras declared in pyproject.toml; torch,
 # torchvision and mmcv are not declared there: they are the ones installed above.

@@ -1,15 +1,18 @@
-"""Which mmcv wheel tools/install.sh builds, caches and installs: CPU-only ops or CUDA ops.
+"""Which mmcv wheel tools/install.sh builds, caches and installs: without compiled ops (its ops
+on vitspec's PyTorch / torchvision kernels), or with CPU-only or CUDA compiled ops.
 
 The decisions are functions of plain values, so that tests can call them; `main` probes the
 machine (nvidia-smi, torch) and prints the result for install.sh, run with the venv's python
 once torch is installed. Nothing here imports vitspec, which is not installed yet at that point.
 
-    python tools/mmcv_wheel.py plan --cache DIR --mmcv 2.1.0 --torch 2.14.1
-        shell assignments: MMCV_VARIANT (cpu | cuda), WHEEL_DIR, and for CUDA also
-        MMCV_CUDA_VERSION, TORCH_CUDA_ARCH_LIST, NVCC_PACKAGES
+    python tools/mmcv_wheel.py plan --cache DIR --mmcv 2.1.0 --torch 2.14.1 [--kernels DIR]
+        shell assignments: MMCV_VARIANT (torchvision with --kernels, the kernels' folder;
+        else cpu | cuda), WHEEL_DIR, and for CUDA also MMCV_CUDA_VERSION,
+        TORCH_CUDA_ARCH_LIST, NVCC_PACKAGES
     python tools/mmcv_wheel.py cuda-home         a CUDA toolkit matching torch's CUDA, or exit 1
     python tools/mmcv_wheel.py link-dir DIR      link names the linker needs from a pip toolkit
     python tools/mmcv_wheel.py check WHEEL --variant cuda   refuses a wheel without CUDA kernels
+        (--variant torchvision: one with compiled ops or without the kernels)
     python tools/mmcv_wheel.py nvcc-packages 13.0   the registry's toolkit packages for a CUDA
         version, one a line (install.sh --download runs it where torch may be absent)
 
@@ -18,6 +21,7 @@ GPU nodes), VITSPEC_CUDA=0 forces CPU ops; TORCH_CUDA_ARCH_LIST overrides the ar
 """
 
 import argparse
+import hashlib
 import os
 import re
 import shlex
@@ -89,6 +93,16 @@ def cache_key(mmcv_version, torch_version, pytag, cuda_version=None, archs=None)
     return f'{key}-cuda{cuda_version}-arch{"_".join(split_arch_list(archs))}'
 
 
+def kernels_key(mmcv_version, kernels_dir: Path) -> str:
+    """The cache folder's name of mmcv without compiled ops: pure Python, the same for every
+    torch and Python; a change to the kernels (vitspec/mmcv_ext) builds a new wheel."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(kernels_dir).rglob('*.py')):
+        digest.update(path.relative_to(kernels_dir).as_posix().encode() + b'\0')
+        digest.update(path.read_bytes() + b'\0')
+    return f'mmcv-{mmcv_version}-torchvision-{digest.hexdigest()[:12]}'
+
+
 def cached_wheel(wheel_dir: Path):
     wheels = sorted(Path(wheel_dir).glob('mmcv-*.whl'))
     return wheels[0] if wheels else None
@@ -122,7 +136,17 @@ def wheel_has_cuda_kernels(wheel: Path) -> bool:
 
 
 def check_wheel(wheel: Path, variant: str):
-    """Refuse a CPU-only wheel where CUDA is expected."""
+    """Refuse a CPU-only wheel where CUDA is expected, and a compiled one (or one without the
+    kernels) where the torchvision variant is."""
+    if variant == 'torchvision':
+        with zipfile.ZipFile(wheel) as archive:
+            names = archive.namelist()
+        if 'mmcv/_ext/__init__.py' not in names or any(n.endswith('.so') for n in names):
+            raise WheelChoiceError(
+                f"{wheel} is not mmcv without compiled ops with vitspec's kernels as mmcv._ext: "
+                'delete it and run tools/install.sh again'
+            )
+        return
     if variant == 'cuda' and not wheel_has_cuda_kernels(wheel):
         raise WheelChoiceError(
             f'{wheel} has CPU-only ops, but this install needs CUDA ops: delete it and run '
@@ -220,7 +244,14 @@ def visible_capabilities() -> list:
     return [(int(major), int(minor)) for major, minor in caps]
 
 
-def plan(cache: Path, mmcv_version: str, torch_version: str, env) -> dict:
+def plan(cache: Path, mmcv_version: str, torch_version: str, env, kernels_dir=None) -> dict:
+    """The wheel to install: without compiled ops when `kernels_dir` (vitspec/mmcv_ext) is given,
+    else with compiled ops for this machine."""
+    if kernels_dir is not None:
+        return dict(
+            MMCV_VARIANT='torchvision',
+            WHEEL_DIR=Path(cache) / kernels_key(mmcv_version, kernels_dir),
+        )
     pytag = f'cp{sys.version_info[0]}{sys.version_info[1]}'
     capabilities = visible_capabilities()
     if not cuda_wanted(env.get('VITSPEC_CUDA'), bool(capabilities)):
@@ -253,19 +284,20 @@ def main(argv=None):
     p.add_argument('--cache', type=Path, required=True)
     p.add_argument('--mmcv', required=True)
     p.add_argument('--torch', required=True)
+    p.add_argument('--kernels', type=Path, help='vitspec/mmcv_ext: mmcv without compiled ops')
     sub.add_parser('cuda-home')
     p = sub.add_parser('link-dir')
     p.add_argument('cuda_home', type=Path)
     p.add_argument('link_dir', type=Path)
     p = sub.add_parser('check')
     p.add_argument('wheel', type=Path)
-    p.add_argument('--variant', choices=['cpu', 'cuda'], required=True)
+    p.add_argument('--variant', choices=['torchvision', 'cpu', 'cuda'], required=True)
     p = sub.add_parser('nvcc-packages')
     p.add_argument('cuda_version')
     args = parser.parse_args(argv)
     try:
         if args.command == 'plan':
-            values = plan(args.cache, args.mmcv, args.torch, os.environ)
+            values = plan(args.cache, args.mmcv, args.torch, os.environ, args.kernels)
             print('\n'.join(f'{k}={shlex.quote(str(v))}' for k, v in values.items()))
         elif args.command == 'cuda-home':
             if torch.version.cuda is None:
