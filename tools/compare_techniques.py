@@ -16,8 +16,9 @@ import argparse
 import subprocess
 from pathlib import Path
 
-from mmengine.config import Config, DictAction
+from mmengine.config import DictAction
 
+from vitspec.apis.config_errors import load_config
 from vitspec.apis.run_table import table
 from vitspec.apis.technique_comparison import check_comparable
 
@@ -37,7 +38,7 @@ def main(argv=None):
     overrides = options.parse_args(['--o', *args.cfg_options]).o if args.cfg_options else {}
     cfgs = []
     for path in args.configs:
-        cfg = Config.fromfile(path)
+        cfg = load_config(path)  # vitspec::ade20k/x.py names too, as train.py reads them
         cfg.merge_from_dict(overrides)
         cfgs.append(cfg)
     names = [Path(p).stem for p in args.configs]

@@ -9,6 +9,14 @@ CONFIG=$3
 GPUS=${GPUS:-8}
 GPUS_PER_NODE=${GPUS_PER_NODE:-8}
 CPUS_PER_TASK=${CPUS_PER_TASK:-5}
+_positive() {  # name value: a count of processes must be a whole number >= 1
+    [[ "$2" =~ ^[1-9][0-9]*$ ]] || {
+        echo "$0: $1 must be a whole number of processes >= 1 (one per GPU; without CUDA, CPU processes), got '$2'" >&2
+        exit 2
+    }
+}
+_positive GPUS "$GPUS"
+_positive GPUS_PER_NODE "$GPUS_PER_NODE"
 source "$(dirname "${BASH_SOURCE[0]}")/_python.sh"
 srun -p "$PARTITION" --job-name="$JOB_NAME" \
     --gres=gpu:"$GPUS_PER_NODE" --ntasks="$GPUS" --ntasks-per-node="$GPUS_PER_NODE" \

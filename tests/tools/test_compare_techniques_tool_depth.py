@@ -54,3 +54,21 @@ def test_depth_comparison_prints_delta1(tmp_path, monkeypatch, capsys):
     assert header[:5] == ['run', 'iter', 'rmse', 'abs_rel', 'delta1']
     rows = {line.split()[0]: line.split() for line in lines[-2:]}
     assert rows['plain'][4] == '0.7500' and rows['graying'][4] == '1.000'  # 3 of 4, 4 of 4
+
+
+def test_package_config_names_are_read_and_passed_on(tmp_path, monkeypatch, capsys):
+    """vitspec::demo/x.py names (what train.py reads) are compared and trained, not a
+    FileNotFoundError of Config.fromfile."""
+    plain = 'vitspec::demo/fcn_specvit-tiny-p8-plain_2xb4-500it_demo-ade20k-128x128.py'
+    spec = 'vitspec::demo/fcn_specvit-tiny-p8-spec_2xb4-500it_demo-ade20k-128x128.py'
+    commands = []
+
+    def record(cmd, check):
+        commands.append(cmd)
+        write_run(Path(cmd[4]), '20250101_000000', [train_record(50, 0.4), dict(mIoU=1.0, step=1)])
+
+    tool = load_tool()
+    monkeypatch.setattr(tool.subprocess, 'run', record)
+    tool.main([plain, spec, '--work-dir', str(tmp_path / 'runs')])
+    assert [cmd[1] for cmd in commands] == [plain, spec]
+    assert capsys.readouterr().out.startswith('compare_techniques: the configs differ in ')
