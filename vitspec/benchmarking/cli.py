@@ -10,7 +10,8 @@ import torch
 from mmengine.config import DictAction
 
 from .config_report import format_config_table
-from .config_runs import run_configs
+from .config_runs import config_names, refuse_config_baseline, run_configs
+from .config_source import check_config_exists
 from .machine import DTYPES, describe_device
 from .measure import refuse_baseline, run_setting
 from .models import COMPILED, MODELS, SIZES
@@ -70,6 +71,12 @@ def main(argv=None):
     if args.config:
         if args.preset or args.models:
             parser.error('give --config, or --preset / --models, not both')
+        try:  # a missing config or an unknown --baseline: before any model is built
+            for config in args.config:
+                check_config_exists(config)
+            refuse_config_baseline(config_names(args.config), args.baseline)
+        except (FileNotFoundError, ValueError) as exc:
+            parser.error(str(exc))
         return _main_configs(args)
     if args.preset:
         settings = PRESETS[args.preset]
@@ -117,6 +124,7 @@ def _main_configs(args):
         args.batch,
         args.cfg_options,
         args.mode or 'training',
+        baseline=args.baseline,
     )
     print(format_config_table(result) + '\n', flush=True)
     _write(args.out, machine, [result])

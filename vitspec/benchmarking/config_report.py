@@ -12,7 +12,7 @@ def format_config_table(result):
     lines = [
         f'{step}, random data) on {result["device"]}, speed vs {result["baseline"]}',
         f'| config | task | batch | input | precision | s/iter | images/s '
-        f'| speed vs first (95 % interval) | {memory} |',
+        f'| speed vs {result["baseline"]} (95 % interval) | {memory} |',
         '|---|---|---|---|---|---|---|---|---|',
     ]
     for r in result['rows']:
@@ -22,7 +22,7 @@ def format_config_table(result):
         lines.append(
             f'| {r["name"]} | {r["task"]} | {r["batch"]} | {h}x{w} | {precision} '
             f'| {r["median_s"]:.3f} | {r["images_per_s"]:.1f} '
-            f'| {r["speed_vs_first"]:.3f} ({low:.3f}-{high:.3f}) '
+            f'| {r["speed_vs_baseline"]:.3f} ({low:.3f}-{high:.3f}) '
             f'| {r["memory_bytes"] / 2**20:.0f} |'
         )
     return '\n'.join(lines)

@@ -3,10 +3,16 @@ crop size and the batch.
 
 Paths may name an installed package's config with mmengine's scope prefix
 (``mmseg::mae/mae-base_upernet_8xb2-amp-160k_ade20k-512x512.py``), resolved as mmengine resolves
-such a ``_base_`` entry (the package's ``.mim/configs``).
+such a ``_base_`` entry (the package's ``.mim/configs``), and ours as ``vitspec::demo/x.py``.
 """
 
+import difflib
+import importlib.util
+from pathlib import Path
+
 from mmengine.config import Config
+
+from vitspec.config_dir import SCOPE, config_dir, config_path
 
 # pipeline steps whose size is the training input's, in the order they are trusted
 SIZED_STEPS = {'RandomCrop': 'crop_size', 'FixedSizePad': 'size', 'Pad': 'size'}
@@ -16,8 +22,48 @@ def resolve_config_path(path: str) -> str:
     """A local path as given; ``package::relative/path.py`` as the installed package's file."""
     if '::' not in path:
         return path
+    if path.startswith(SCOPE):
+        return config_path(path)
     resolved, _scope = Config._get_cfg_path(path, '')
     return resolved
+
+
+def check_config_exists(path: str) -> None:
+    """FileNotFoundError, before anything is built, for a config that does not exist: a local
+    path, ``vitspec::x.py`` or ``package::x.py`` (an installed package's ``.mim/configs``),
+    naming where it was looked for and the closest existing names."""
+    if '::' not in path:
+        if not Path(path).is_file():
+            raise FileNotFoundError(f'config {path}: no such file{_closest(Path(path))}')
+        return
+    scope, _, relative = path.partition('::')
+    if path.startswith(SCOPE):
+        root = config_dir()
+    else:
+        spec = importlib.util.find_spec(scope) if scope.isidentifier() else None
+        if spec is None or spec.origin is None:
+            raise FileNotFoundError(
+                f'config {path}: {scope!r} is no installed package; give a file path, '
+                f'vitspec::<path below configs/> or e.g. mmseg::mae/<file>.py'
+            )
+        root = Path(spec.origin).parent / '.mim' / 'configs'
+    if not (root / relative).is_file():
+        raise FileNotFoundError(
+            f'config {path}: no such config in {root}{_closest(root / relative, root)}'
+        )
+
+
+def _closest(missing: Path, root: Path = None) -> str:
+    """'; did you mean ...' with up to three existing configs whose names are closest."""
+    if root is None:
+        root = missing.parent
+        names = [p.name for p in root.glob('*.py')] if root.is_dir() else []
+        wanted = missing.name
+    else:
+        names = [str(p.relative_to(root)) for p in root.rglob('*.py') if '_base_' not in p.parts]
+        wanted = str(missing.relative_to(root))
+    close = difflib.get_close_matches(wanted, names, n=3, cutoff=0.5)
+    return f'; did you mean {", ".join(close)}?' if close else ''
 
 
 def load_config(path: str, cfg_options: dict = None) -> Config:
