@@ -94,13 +94,18 @@ def coco_untaken(dataset, img_dir: str) -> List[Untaken]:
 
 
 def folder_untaken(dataset, img_dir: str, label_dir: str) -> List[Untaken]:
-    infos = data_infos(dataset)
+    left_out = getattr(dataset, 'empty_targets', [])  # a choice of the config: listed as INFO
+    infos = data_infos(dataset) + left_out
     img_suffix = dataset.img_suffix
     images = relative_set((d['img_path'] for d in infos), img_dir)
     files, folders = walk(img_dir)
     skipped = [f'{f} (not *{img_suffix})' for f in files if f not in images]
     skipped += [f'{d}/ (a folder)' for d in folders if d.endswith(img_suffix)]
     found = [Untaken(logging.WARNING, 'entries not taken as images', img_dir, sorted(skipped))]
+    if left_out:
+        names = sorted(relative_set((d['img_path'] for d in left_out), img_dir))
+        what = 'samples left out, their annotation holds a single value (check_empty_targets)'
+        found.append(Untaken(logging.INFO, what, img_dir, names))
     if label_dir and is_local_folder(label_dir, getattr(dataset, 'backend_args', None)):
         found += label_untaken(infos, img_dir, label_dir, label_key(dataset), dataset)
     return found

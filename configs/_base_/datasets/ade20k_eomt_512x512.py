@@ -40,6 +40,18 @@ test_pipeline = [
     _base_.load_annotations,  # after Resize: the metric compares at the original size
     dict(type='PackSegInputs'),
 ]
-train_dataloader = dict(batch_size=4, dataset=dict(pipeline=train_pipeline))
-val_dataloader = dict(dataset=dict(pipeline=test_pipeline))
+# Upstream's check_empty_targets (datasets/dataset.py; on in every data module, passed to the
+# validation set too): samples whose annotation holds a single value are left out of training and
+# of the score (vitspec/datasets/empty_targets.py). False scores every image, as mmseg does.
+check_empty_targets = True
+dataset_type = 'EoMTADE20KDataset'  # mmseg's dataset with that option
+train_dataloader = dict(
+    batch_size=4,
+    dataset=dict(
+        type=dataset_type, check_empty_targets=check_empty_targets, pipeline=train_pipeline
+    ),
+)
+val_dataloader = dict(
+    dataset=dict(type=dataset_type, check_empty_targets=check_empty_targets, pipeline=test_pipeline)
+)
 test_dataloader = val_dataloader

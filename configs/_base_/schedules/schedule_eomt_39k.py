@@ -5,8 +5,13 @@
 # how it differs), gradients clipped to norm 0.01, fp16 mixed precision with a dynamic loss
 # scale (Lightning's '16-mixed'), seed 0. Warm-up to iteration 1500 (upstream's two-stage warm-up,
 # warmup_steps [500, 1000], ends there for the backbone), then poly 0.9 to 0 at the last
-# iteration. 39,153 iterations: ADE20K's 31 epochs of 16 images (configs/dinov2/ade20k/semantic/
-# eomt_large_512.yaml); schedule_eomt_20k.py has Cityscapes' count.
+# iteration. 39,122 iterations: ADE20K's 31 epochs of 16 images (configs/dinov2/ade20k/semantic/
+# eomt_large_512.yaml) at 1,262 batches per epoch. Upstream's epoch is 4 GPUs x 4 with Lightning's
+# DistributedSampler (ceil(N / 4) images per GPU, batches of 4, drop_last) over the N training
+# images that check_empty_targets keeps (datasets/dataset.py drops an annotation holding one
+# value; N itself: not found). Its annealing step 6,520 = floor(31 x B / 6) holds for B = 1,262
+# only (1,261 gives 6,515, 1,263 gives 6,525), so 5,048-5,051 images per GPU, N in 20,189-20,204
+# of ADE20K's 20,210. schedule_eomt_20k.py has Cityscapes' count.
 optim_wrapper = dict(
     type='FiniteLossAmpOptimWrapper',
     loss_scale='dynamic',
@@ -17,7 +22,7 @@ optim_wrapper = dict(
 )
 warmup_iters = 1500  # upstream's backbone: 500 at lr 0, then 1000 of linear warm-up
 poly_power = 0.9
-max_iters = 39153  # 31 epochs x 1,263 batches of 16 (the last partial batch dropped)
+max_iters = 39122  # 31 epochs x 1,262 batches (derived from the annealing step, see above)
 param_scheduler = [
     # mmengine's LinearLR reaches its end factor at step end - 1
     dict(type='LinearLR', start_factor=1e-6, by_epoch=False, begin=0, end=warmup_iters + 1),
