@@ -48,8 +48,8 @@ def test_one_percent_of_lost_masks_is_named_in_a_warning(tmp_path, monkeypatch):
     dataset = build_dataset(tmp_path)
     [(message, kw)] = logged
     assert kw['level'] == logging.WARNING
-    assert message.startswith(f'{tmp_path}/ann.json: 1 of 100 annotations have no polygon of 3')
-    assert 'a.jpg (annotation 7, polygon points [2])' in message
+    assert message.startswith(f'{tmp_path}/ann.json: 1 of 100 annotations have no usable polygon')
+    assert 'a.jpg (annotation 7, polygons: 2 points)' in message
     assert dataset[0]['data_samples'].ignored_instances.bboxes.shape[0] == 1  # as mmdet does
 
 
@@ -75,8 +75,8 @@ def test_a_short_polygon_beside_a_good_one_is_counted(tmp_path, monkeypatch):
     rewrite_annotations(tmp_path, set_segmentation({3}, [*LINE, [10, 10, 50, 10, 50, 50]]))
     build_dataset(tmp_path)
     assert [m for m, _ in logged] == [
-        f'{tmp_path}/ann.json: 1 polygons under 3 points are left out of masks that have other '
-        'polygons'
+        f'{tmp_path}/ann.json: 1 polygons under 3 points or of an odd number of coordinates are '
+        'left out of masks that have other polygons'
     ]
 
 
@@ -90,3 +90,18 @@ def test_polygons_do_not_matter_without_masks(tmp_path, monkeypatch):
             transform['with_mask'] = False
     assert len(build_dataset(tmp_path, pipeline=pipeline)) == 2
     assert logged == []
+
+
+def test_an_odd_coordinate_count_is_named_as_such_with_what_to_do(tmp_path, monkeypatch):
+    """It said 'no polygon of 3 or more points' of a polygon of 3.5 points."""
+    logs(monkeypatch)
+    hundred_boxes(tmp_path)
+    odd = [[10, 10, 50, 10, 50, 50, 10]]
+    rewrite_annotations(tmp_path, set_segmentation({3, 70}, odd))
+    with pytest.raises(DataFileError) as raised:
+        build_dataset(tmp_path)
+    message = str(raised.value)
+    assert 'a.jpg (annotation 3, polygons: 7 coordinates, an odd number)' in message
+    assert 'no polygon of 3 or more points' not in message
+    assert 'Write each polygon as x, y pairs of 3 or more points' in message
+    assert "raise the dataset's max_lost_mask_share" in message
