@@ -1,4 +1,7 @@
+import errno
 import os
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -91,3 +94,55 @@ def test_stale_temporaries_are_removed_and_nothing_else(tmp_path):
     assert remove_stale_temporaries(tmp_path) == sorted(stale)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(kept)
     assert remove_stale_temporaries(tmp_path / 'missing') == []
+
+
+FSIZE_SAVE = """
+import resource, sys, torch
+from vitspec.fileio import atomic_torch_save
+resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+try:
+    atomic_torch_save(dict(w=torch.zeros(1 << 19)), sys.argv[1])
+except OSError as exc:
+    print(exc.errno, exc)
+"""
+
+
+def test_a_save_over_the_file_size_limit_names_the_path_and_what_is_kept(tmp_path):
+    """It was `OSError: [Errno 27] File too large` without the path (Python ignores SIGXFSZ);
+    the earlier checkpoint is intact and so is the folder."""
+    old = tmp_path / 'iter_2.pth'
+    atomic_torch_save(dict(w=torch.ones(4)), old)
+    target = tmp_path / 'iter_4.pth'
+    done = subprocess.run(
+        [sys.executable, '-c', FSIZE_SAVE, str(target)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    code, message = done.stdout.strip().split(' ', 1)
+    assert int(code) == errno.EFBIG
+    assert message.startswith(f'[Errno {errno.EFBIG}] could not write {target} (2.0 MiB): ')
+    assert 'the file-size limit is 1048576 bytes: raise the file-size limit (`ulimit -f' in message
+    assert f'other files in {tmp_path} (earlier checkpoints) are intact' in message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['iter_2.pth']
+    assert torch.equal(torch.load(old)['w'], torch.ones(4))
+
+
+@pytest.mark.parametrize(('code', 'says'), [(28, 'free space on that disk'), (5, None)])
+def test_write_errors_name_the_path(tmp_path, monkeypatch, code, says):
+    def fail(fd):
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(os, 'fsync', fail)
+    target = tmp_path / 'iter_4.pth'
+    with pytest.raises(OSError) as raised:
+        atomic_write_bytes(b'x' * 10, target)
+    assert raised.value.errno == code
+    assert f'could not write {target} (0.0 MiB): {os.strerror(code)}; nothing was' in str(
+        raised.value
+    )
+    if says:  # a full disk: what to do; another error: no advice made up
+        assert f'{says}, or write elsewhere (--work-dir)' in str(raised.value)
+    else:
+        assert 'write elsewhere' not in str(raised.value)
+    assert list(tmp_path.iterdir()) == []

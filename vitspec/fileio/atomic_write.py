@@ -9,6 +9,7 @@ shared storage). A process killed mid-write leaves the temporary file;
 pointer) writing this way; ``install_safe_io`` puts it into mmengine.
 """
 
+import errno
 import io
 import os
 import os.path as osp
@@ -18,11 +19,27 @@ import secrets
 import torch
 from mmengine.fileio import LocalBackend
 
+try:
+    import resource  # Unix only: the file-size limit named in a write error
+except ImportError:
+    resource = None
+
 # Also matches the names tempfile.mkstemp gave them before (8 of [a-z0-9_]).
 TEMPORARY_NAME = re.compile(r'^\..+\.[a-z0-9_]{8}\.tmp$')
 
 
+# errors of a write that did not fit: what the user can do about each
+NO_ROOM = {
+    errno.EFBIG: 'raise the file-size limit (`ulimit -f unlimited` in the shell of the run)',
+    errno.ENOSPC: 'free space on that disk',
+    errno.EDQUOT: 'free space within your quota or ask for a larger one',
+}
+
+
 def atomic_write_bytes(data: bytes, path) -> None:
+    """Writes ``data`` to ``path`` through a temporary file; an OSError of the write (the file
+    size limit, a full disk, a quota) is raised again naming the path, the size, that nothing
+    under ``path`` nor beside it was changed, and what to do."""
     path = os.fspath(path)
     directory = osp.dirname(osp.abspath(path))
     os.makedirs(directory, exist_ok=True)
@@ -33,10 +50,37 @@ def atomic_write_bytes(data: bytes, path) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if osp.exists(tmp):
             os.remove(tmp)
+        if isinstance(exc, OSError):
+            raise _write_error(exc, path, len(data)) from exc
         raise
+
+
+def _write_error(exc: OSError, path: str, size: int) -> OSError:
+    kept = (
+        f'nothing was written under that name: the file there before (if any) and the other '
+        f'files in {osp.dirname(osp.abspath(path))} (earlier checkpoints) are intact'
+    )
+    advice = NO_ROOM.get(exc.errno)
+    if exc.errno == errno.EFBIG:
+        limit = _file_size_limit()
+        if limit is not None:
+            advice = f'the file-size limit is {limit} bytes: {advice}'
+    todo = f'; {advice}, or write elsewhere (--work-dir)' if advice else ''
+    message = (
+        f'could not write {path} ({size / 2**20:.1f} MiB): {exc.strerror or exc}; {kept}{todo}'
+    )
+    return OSError(exc.errno, message)
+
+
+def _file_size_limit():
+    """The soft RLIMIT_FSIZE in bytes, None when unlimited or unknown (no resource module)."""
+    if resource is None:
+        return None
+    soft, _hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    return None if soft == resource.RLIM_INFINITY else soft
 
 
 def _create_temporary(directory: str, name: str):
