@@ -93,7 +93,7 @@ def test_nan_loss_stops_as_with_our_train_script(demo_ade, tmp_path):
 def test_unused_backbone_parameters_are_named(demo_ade, tmp_path):
     proc = mmseg_train(tmp_path / 'w', demo_ade, 'model.backbone.out_indices=[3]')
     line = error_line(proc, r'vitspec\.errors\.UnusedParameterError')
-    assert 'got no gradient in the first iteration: blocks.4.' in line
+    assert 'first iteration that took an optimizer step (iteration 1): blocks.4.' in line
 
 
 def test_empty_dataset_is_named(tmp_path):
