@@ -150,7 +150,8 @@ def check_wheel(wheel: Path, variant: str):
     if variant == 'cuda' and not wheel_has_cuda_kernels(wheel):
         raise WheelChoiceError(
             f'{wheel} has CPU-only ops, but this install needs CUDA ops: delete it and run '
-            'tools/install.sh again with VITSPEC_CUDA=1 where nvcc is found or can be installed'
+            'VITSPEC_CUDA=1 tools/install.sh --mmcv-ops again where nvcc is found or can be '
+            'installed'
         )
 
 

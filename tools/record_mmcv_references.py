@@ -163,7 +163,7 @@ def deform_conv_cases(gen) -> dict:
 def record() -> dict:
     if get_compiler_version().startswith('none'):
         raise SystemExit(
-            'mmcv here runs on vitspec\'s kernels: record in an environment installed with '
+            "mmcv here runs on vitspec's kernels: record in an environment installed with "
             'tools/install.sh --mmcv-ops'
         )
     gen = torch.Generator().manual_seed(0)

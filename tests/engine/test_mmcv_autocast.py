@@ -1,6 +1,7 @@
-"""--amp bf16 / fp16 trains a detector on the CPU: mmcv's CPU NMS and RoIAlign, which take float32
-only ('expected scalar type Float but found BFloat16'), run in float32 under autocast; the same
-wrapper runs CUDA's deformable attention in float32 under bfloat16."""
+"""--amp bf16 / fp16 trains a detector on the CPU: NMS and RoIAlign run in float32 under autocast,
+with vitspec's kernels (which do it themselves) and with mmcv's compiled CPU kernels (which take
+float32 only, 'expected scalar type Float but found BFloat16': a wrapper runs them in float32;
+the same wrapper runs compiled CUDA deformable attention in float32 under bfloat16)."""
 
 import pytest
 import torch
@@ -15,7 +16,14 @@ from mmengine.structures import InstanceData
 import vitspec  # noqa: F401  (registers)
 from tests.utils import ROOT
 from vitspec.engine import FiniteLossAmpOptimWrapper
-from vitspec.engine.mmcv_autocast import FLOAT32_ONLY_OPS, float32_only_functions, in_float32
+from vitspec.engine import mmcv_autocast
+from vitspec.engine.mmcv_autocast import (
+    FLOAT32_ONLY_OPS,
+    float32_only_functions,
+    in_float32,
+    run_mmcv_ops_in_float32,
+)
+from vitspec.engine.mmcv_ops_check import COMPILED, TORCHVISION
 
 DEMO = 'configs/demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-800it_demo-coco-160x160.py'
 NMS_CFG = dict(type='nms', iou_threshold=0.5)
@@ -104,14 +112,25 @@ def test_refused_dtype_runs_in_float32_and_comes_back_in_its_own():
         Float32Kernel.apply(x.detach(), w)
 
 
-def test_cuda_deformable_attention_is_wrapped_for_bfloat16_only(cpu_amp_wrapper):
+def test_compiled_cuda_deformable_attention_is_wrapped_for_bfloat16_only(monkeypatch):
     from mmcv.ops.multi_scale_deform_attn import MultiScaleDeformableAttnFunction as msda
 
+    monkeypatch.setattr(mmcv_autocast, 'ops_kernels', lambda: COMPILED)
+    for function, _ in float32_only_functions():  # unwrapped again after the test
+        for name in ('forward', 'backward'):
+            if name in function.__dict__:
+                monkeypatch.setattr(function, name, function.__dict__[name])
+    run_mmcv_ops_in_float32()
     (op,) = [op for function, op in float32_only_functions() if function is msda]
     assert op.device == 'cuda' and op.dtypes == (torch.bfloat16,)  # its kernel takes half
     assert getattr(msda.forward, '_vitspec_float32', False)
     assert getattr(msda.backward, '_vitspec_float32', False)
     assert len(float32_only_functions()) == len(FLOAT32_ONLY_OPS)
+
+
+def test_vitspecs_kernels_need_no_wrapper(monkeypatch):
+    monkeypatch.setattr(mmcv_autocast, 'ops_kernels', lambda: TORCHVISION)
+    assert float32_only_functions() == []
 
 
 def test_float32_inputs_run_unchanged():

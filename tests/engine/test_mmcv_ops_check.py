@@ -2,7 +2,6 @@
 CPU-only ops, any device with mmcv-lite) stops before its first iteration; a CPU run goes on, the
 real probe of the real library included."""
 
-from pathlib import Path
 from types import SimpleNamespace
 
 import mmcv.ops
@@ -47,16 +46,19 @@ def test_runs_that_can_use_their_ops_go_on(monkeypatch, on_cuda, ops_have_cuda):
 
 def test_cuda_run_with_cpu_only_ops_stops_with_the_fix(monkeypatch):
     stand_in(monkeypatch, on_cuda=True, ops_have_cuda=False)
-    with pytest.raises(MmcvOpsError, match=r'CPU-only.*tools/install.sh with VITSPEC_CUDA=1'):
+    fix = r'CPU-only: run tools/install.sh .*VITSPEC_CUDA=1 tools/install.sh --mmcv-ops'
+    with pytest.raises(MmcvOpsError, match=fix):
         MmcvCudaOpsCheckHook().before_run(SimpleNamespace(model=None))
 
 
-def test_without_compiled_ops_every_device_stops(monkeypatch):
-    monkeypatch.setattr(mmcv_ops_check, 'compiled_ops_library', lambda: None)
+def test_mmcv_lite_stops_on_every_device(monkeypatch):
+    monkeypatch.setattr(mmcv_ops_check, 'ops_kernels', lambda: None)
     assert not mmcv_ops_check.mmcv_ops_have_kernels('cpu')
     assert not mmcv_ops_check.mmcv_ops_have_kernels('cuda')
     runner = SimpleNamespace(model=torch.nn.Linear(2, 2))
-    with pytest.raises(MmcvOpsError, match=r'on cpu, but mmcv has no compiled ops: .*install.sh'):
+    with pytest.raises(
+        MmcvOpsError, match=r'on cpu, but mmcv has no ops \(mmcv-lite\): .*install.sh'
+    ):
         MmcvCudaOpsCheckHook().before_run(runner)
 
 
@@ -102,18 +104,37 @@ def test_device_probe_reads_where_the_model_is():
     assert mmcv_ops_check.model_device_types(meta) == {'cpu', 'meta'}
 
 
-def test_ops_probe_reads_the_library_not_mmcvs_version_call(monkeypatch):
-    """The CI machine's mmcv is the CPU-only wheel; the probe says so without calling mmcv's
+def test_ops_probe_reads_the_library_not_mmcvs_version_call(monkeypatch, tmp_path):
+    """A compiled CPU-only build: the probe says so from its library, without calling mmcv's
     get_compiling_cuda_version, which crashes mmcv 2.1.0 built with CUDA 13."""
 
     def crash():
         raise AssertionError('get_compiling_cuda_version called')
 
     monkeypatch.setattr(mmcv.ops, 'get_compiling_cuda_version', crash)
-    ext = next((Path(mmcv.__file__).parent).glob('_ext*.so'))
+    ext = tmp_path / '_ext.cpython-311-x86_64-linux-gnu.so'
+    ext.write_bytes(b'\x7fELF' + b'\0' * 64)
+    monkeypatch.setattr(mmcv_ops_check, 'ops_kernels', lambda: mmcv_ops_check.COMPILED)
+    monkeypatch.setattr(mmcv_ops_check, 'compiled_ops_library', lambda: ext)
     assert mmcv_ops_check.mmcv_ops_have_kernels('cuda') is False
     assert mmcv_ops_check.mmcv_ops_have_kernels('cpu') is True
-    assert mmcv_ops_check.library_has_cuda_kernels(ext) is False
+    ext.write_bytes(b'\x7fELF.nv_fatbin')
+    assert mmcv_ops_check.mmcv_ops_have_kernels('cuda') is True
+
+
+def test_vitspecs_kernels_serve_every_device(monkeypatch):
+    monkeypatch.setattr(mmcv_ops_check, 'ops_kernels', lambda: mmcv_ops_check.TORCHVISION)
+    assert mmcv_ops_check.mmcv_ops_have_kernels('cuda') is True
+    assert mmcv_ops_check.mmcv_ops_have_kernels('cpu') is True
+
+
+def test_the_installed_kernels_are_recognised():
+    """tools/install.sh's default installs vitspec's kernels as mmcv._ext; --mmcv-ops the
+    compiled library."""
+    kind = mmcv_ops_check.ops_kernels()
+    assert kind in (mmcv_ops_check.TORCHVISION, mmcv_ops_check.COMPILED)
+    assert (mmcv_ops_check.compiled_ops_library() is None) == (kind == mmcv_ops_check.TORCHVISION)
+    assert mmcv_ops_check.mmcv_ops_have_kernels('cpu')
 
 
 def test_detection_runs_declare_the_check():

@@ -13,6 +13,8 @@ from tools.train import parse_args
 from vitspec.apis import gpu_check as gc
 from vitspec.apis import mmcv_ops_comparison as oc
 from vitspec.apis.runner import config_from_args, enable_amp
+from vitspec.engine import mmcv_ops_check
+from vitspec.engine.mmcv_ops_check import describe_ops
 
 
 def records(losses, times, memory=None):
@@ -153,8 +155,19 @@ def test_ops_without_kernels_for_the_device_are_a_failed_check(monkeypatch):
     monkeypatch.setattr(gc, 'mmcv_ops_have_kernels', lambda device: device != 'cuda')
     monkeypatch.setattr(gc, 'ops_check_isolated', lambda device: [gc.OpCheck('nms', True, '')])
     (check,) = gc.ops_checks('cuda')
-    assert not check.ok and "mmcv's ops are CPU-only" in check.detail
+    assert not check.ok and "mmcv's compiled ops are CPU-only" in check.detail
     assert gc.ops_checks('cpu') == [gc.OpCheck('nms', True, '')]
+
+
+def test_the_report_names_the_kernels_in_use(monkeypatch, tmp_path):
+    assert 'PyTorch / torchvision kernels' in describe_ops() or 'compiled ops' in describe_ops()
+    monkeypatch.setattr(mmcv_ops_check, 'ops_kernels', lambda: mmcv_ops_check.COMPILED)
+    library = tmp_path / '_ext.so'
+    library.write_bytes(b'\x7fELF.nv_fatbin')
+    monkeypatch.setattr(mmcv_ops_check, 'compiled_ops_library', lambda: library)
+    assert describe_ops() == f"mmcv's compiled ops with CUDA kernels ({library})"
+    monkeypatch.setattr(mmcv_ops_check, 'ops_kernels', lambda: mmcv_ops_check.TORCHVISION)
+    assert describe_ops().startswith("vitspec's PyTorch / torchvision kernels")
 
 
 def stand_in_runs(monkeypatch, bf16_loss):
@@ -183,6 +196,7 @@ def test_the_whole_check_runs_on_cpu(monkeypatch, tmp_path, capsys):
     assert gc.main(argv) == 0
     out = capsys.readouterr().out
     assert 'mmcv nms: ok' in out and 'mmcv roi_align: ok' in out
+    assert f'mmcv ops: {describe_ops()}' in out
     assert written == [['--out', str(tmp_path / 'demo'), '--datasets', 'nyu']]
     assert [run[:4] for run in runs] == [
         ('depth', 1, 'fp32', 'depth-1cpu-fp32'),

@@ -2,6 +2,7 @@
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -61,6 +62,40 @@ def test_install_plan_on_a_cpu_machine_is_the_old_wheel_folder(tmp_path):
     # the folder install.sh used before CUDA ops existed: CPU caches stay valid
     old = tmp_path / f'mmcv-{mmcv}-torch{torch_version}-{pytag}'
     assert proc.stdout.splitlines() == ['MMCV_VARIANT=cpu', f'WHEEL_DIR={old}']
+
+
+def test_plan_without_compiled_ops_is_keyed_by_the_kernels(tmp_path):
+    """install.sh's default: one pure-Python wheel for every torch and Python, rebuilt when the
+    kernels change."""
+    kernels = tmp_path / 'mmcv_ext'
+    shutil.copytree(
+        ROOT / 'vitspec' / 'mmcv_ext', kernels, ignore=shutil.ignore_patterns('__pycache__')
+    )
+    args = ('plan', '--cache', tmp_path / 'cache', '--mmcv', '2.1.0', '--torch', '2.14.1')
+    proc = run_cli(*args, '--kernels', kernels, env={'VITSPEC_CUDA': '1'})
+    assert proc.returncode == 0, proc.stderr
+    first = dict(line.split('=', 1) for line in proc.stdout.splitlines())
+    assert first['MMCV_VARIANT'] == 'torchvision' and set(first) == {'MMCV_VARIANT', 'WHEEL_DIR'}
+    assert Path(first['WHEEL_DIR']).name.startswith('mmcv-2.1.0-torchvision-')
+    assert run_cli(*args[:-1], '2.11.0', '--kernels', kernels).stdout == proc.stdout
+    (kernels / 'nms.py').write_text((kernels / 'nms.py').read_text() + '\n# changed\n')
+    assert run_cli(*args, '--kernels', kernels).stdout != proc.stdout
+
+
+def test_only_a_pure_python_wheel_with_the_kernels_is_the_torchvision_variant(tmp_path):
+    good = tmp_path / 'good' / 'mmcv-2.1.0-py2.py3-none-any.whl'
+    good.parent.mkdir()
+    with zipfile.ZipFile(good, 'w') as archive:
+        archive.writestr('mmcv/__init__.py', '')
+        archive.writestr('mmcv/_ext/__init__.py', '')
+    mw.check_wheel(good, 'torchvision')
+    compiled = fake_wheel(tmp_path / 'compiled' / 'mmcv-2.1.0-cp311-cp311-linux_x86_64.whl', b'')
+    lite = tmp_path / 'mmcv_lite-2.1.0-py3-none-any.whl'
+    with zipfile.ZipFile(lite, 'w') as archive:
+        archive.writestr('mmcv/__init__.py', '')
+    for wrong in (compiled, lite):
+        with pytest.raises(mw.WheelChoiceError, match="vitspec's kernels as mmcv._ext"):
+            mw.check_wheel(wrong, 'torchvision')
 
 
 def test_cuda_cache_key_names_cuda_version_and_architectures():

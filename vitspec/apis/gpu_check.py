@@ -1,11 +1,12 @@
 """tools/gpu_check.sh: the first command on a GPU machine.
 
-It compares mmcv's CUDA ops (NMS, RoIAlign forward and backward, deformable attention) with their
-CPU results, then trains a few iterations of the demo segmentation, depth and COCO configs on one
-GPU in fp32, fp16 and bf16 (and on all visible GPUs with torchrun when there are several), and
-prints per run: iterations/s, peak GPU memory, and whether the losses agree with the fp32 run of
-the same config and GPU count. Without a GPU it says so and exits 0. `--device cpu` runs the same
-checks on CPU processes (gloo): how the tests run its code without a GPU.
+It says which kernels mmcv's ops run on (vitspec's PyTorch / torchvision ones, or mmcv's compiled
+ones), compares those ops on the GPU (NMS, RoIAlign forward and backward, deformable attention)
+with their CPU results, then trains a few iterations of the demo segmentation, depth and COCO
+configs on one GPU in fp32, fp16 and bf16 (and on all visible GPUs with torchrun when there are
+several), and prints per run: iterations/s, peak GPU memory, and whether the losses agree with
+the fp32 run of the same config and GPU count. Without a GPU it says so and exits 0. `--device
+cpu` runs the same checks on CPU processes (gloo): how the tests run its code without a GPU.
 """
 
 import argparse
@@ -23,7 +24,11 @@ import torch
 from vitspec.apis.mmcv_ops_comparison import OpCheck, ops_check_isolated
 from vitspec.demo.catalog import DATA_ROOTS
 from vitspec.demo.cli import main as write_demo_data
-from vitspec.engine.mmcv_ops_check import missing_kernels_message, mmcv_ops_have_kernels
+from vitspec.engine.mmcv_ops_check import (
+    describe_ops,
+    missing_kernels_message,
+    mmcv_ops_have_kernels,
+)
 
 ROOT = Path(__file__).resolve().parents[2]  # a checkout: it runs tools/train.py there
 CONFIGS = {
@@ -245,6 +250,7 @@ def main(argv=None) -> int:
         print(f'gpu_check: {len(names)} GPU(s): {", ".join(names)}')
     else:
         print('gpu_check: on the CPU (--device cpu), multi-process runs with gloo')
+    print(f'mmcv ops: {describe_ops()}')
     failed = False
     for check in ops_checks(args.device):
         failed |= not check.ok

@@ -1,5 +1,9 @@
 """mmcv's compiled ops that refuse an autocast dtype run in float32 under autocast.
 
+Only for mmcv's compiled build (tools/install.sh --mmcv-ops): the PyTorch / torchvision kernels
+that tools/install.sh installs by default (vitspec/mmcv_ext) run float16 / bfloat16 inputs in
+float32 themselves, and nothing here is patched then.
+
 mmcv 2.1.0's CPU kernels of NMS and RoIAlign dispatch on float and double alone, so a detector
 trained under ``torch.autocast('cpu', bfloat16 / float16)`` fails in the RPN's NMS with
 "expected scalar type Float but found BFloat16" (the scores come from convolutions that
@@ -17,6 +21,8 @@ import importlib
 from typing import NamedTuple, Tuple
 
 import torch
+
+from .mmcv_ops_check import COMPILED, ops_kernels
 
 LOW_PRECISION = (torch.float16, torch.bfloat16)
 
@@ -48,8 +54,10 @@ WRAPPED = '_vitspec_float32'
 
 
 def float32_only_functions() -> list:
-    """(autograd function, its Float32Only) of FLOAT32_ONLY_OPS; none with mmcv-lite, which has
-    no compiled ops."""
+    """(autograd function, its Float32Only) of FLOAT32_ONLY_OPS; none without mmcv's compiled
+    ops."""
+    if ops_kernels() != COMPILED:
+        return []
     functions = []
     for op in FLOAT32_ONLY_OPS:
         try:

@@ -1,8 +1,10 @@
-"""A run stops before its first iteration when mmcv's compiled ops have no kernels for the device
-the model is on (CUDA: a wheel built without nvcc; any device: mmcv-lite, no compiled ops),
-instead of failing in RoIAlign or NMS with mmcv's 'implementation for device cuda:0 not found'
-after data loading and the first forward."""
+"""A run stops before its first iteration when mmcv's ops have no kernels for the device the
+model is on (compiled ops, tools/install.sh --mmcv-ops: CUDA needs a wheel built with nvcc;
+mmcv-lite: no kernels at all), instead of failing in RoIAlign or NMS with mmcv's 'implementation
+for device cuda:0 not found' after data loading and the first forward. vitspec's PyTorch /
+torchvision kernels (tools/install.sh's default) run on every device."""
 
+import importlib
 import importlib.util
 import itertools
 import mmap
@@ -13,10 +15,14 @@ from mmengine.registry import HOOKS
 from vitspec.errors import MmcvOpsError
 
 FIX = (
-    'rebuild mmcv with CUDA ops: run tools/install.sh with VITSPEC_CUDA=1 on a machine with '
-    "nvcc, or where pip can install torch's CUDA toolkit (see docs/installation.md)"
+    'run tools/install.sh (mmcv without compiled ops: its ops run on PyTorch / torchvision on '
+    'every device), or rebuild the compiled ops for CUDA: VITSPEC_CUDA=1 tools/install.sh '
+    "--mmcv-ops on a machine with nvcc, or where pip can install torch's CUDA toolkit (see "
+    'docs/installation.md)'
 )
-NO_OPS_FIX = 'install mmcv with its compiled ops: run tools/install.sh (see docs/installation.md)'
+NO_OPS_FIX = 'install mmcv with its ops: run tools/install.sh (see docs/installation.md)'
+TORCHVISION = 'torchvision'
+COMPILED = 'compiled'
 
 
 def model_device_types(model) -> set:
@@ -32,10 +38,23 @@ def library_has_cuda_kernels(path) -> bool:
         return data.find(b'.nv_fatbin') != -1
 
 
-def compiled_ops_library():
-    """The path of mmcv's compiled ops (mmcv._ext), or None: mmcv-lite has none."""
+def ops_kernels():
+    """Whose kernels mmcv's ops run on: TORCHVISION (vitspec.mmcv_ext installed as mmcv._ext),
+    COMPILED (mmcv's compiled library) or None (mmcv-lite: no mmcv._ext)."""
     spec = importlib.util.find_spec('mmcv._ext')
-    return spec.origin if spec else None
+    if spec is None:
+        return None
+    if spec.origin and spec.origin.endswith('.py'):
+        kernels = importlib.import_module('mmcv._ext').__dict__.get('KERNELS')
+        return TORCHVISION if kernels == TORCHVISION else None
+    return COMPILED
+
+
+def compiled_ops_library():
+    """The path of mmcv's compiled ops (mmcv._ext), or None where there are none."""
+    if ops_kernels() != COMPILED:
+        return None
+    return importlib.util.find_spec('mmcv._ext').origin
 
 
 def mmcv_ops_have_kernels(device_type: str) -> bool:
@@ -43,17 +62,31 @@ def mmcv_ops_have_kernels(device_type: str) -> bool:
     without running it: every build with ops has CPU kernels (and whatever mmcv dispatches to
     npu / mlu, which is not probed here), CUDA kernels only a build with nvcc. Not mmcv's
     get_compiling_cuda_version(): mmcv 2.1.0 built with CUDA 13.0 (torch 2.11, H100) crashed the
-    process with SIGSEGV in it."""
+    process with SIGSEGV in it. vitspec's kernels run where torch and torchvision do."""
+    if ops_kernels() == TORCHVISION:
+        return True
     library = compiled_ops_library()
     if library is None:
         return False
     return device_type != 'cuda' or library_has_cuda_kernels(library)
 
 
+def describe_ops() -> str:
+    """Which ops a run uses, in words (tools/gpu_check.sh's first line about them)."""
+    kind = ops_kernels()
+    if kind == TORCHVISION:
+        return "vitspec's PyTorch / torchvision kernels (mmcv without compiled ops)"
+    if kind == COMPILED:
+        library = compiled_ops_library()
+        cuda = 'with' if library_has_cuda_kernels(library) else 'without'
+        return f"mmcv's compiled ops {cuda} CUDA kernels ({library})"
+    return 'none (mmcv-lite)'
+
+
 def missing_kernels_message(device_type: str) -> str:
     if device_type == 'cuda':
-        return f"this run is on CUDA, but mmcv's ops are CPU-only: {FIX}"
-    return f'this run is on {device_type}, but mmcv has no compiled ops: {NO_OPS_FIX}'
+        return f"this run is on CUDA, but mmcv's compiled ops are CPU-only: {FIX}"
+    return f'this run is on {device_type}, but mmcv has no ops (mmcv-lite): {NO_OPS_FIX}'
 
 
 @HOOKS.register_module()

@@ -53,6 +53,8 @@ def deform_conv_backward_parameters(
     dilationW, dilationH, group, deformable_group, scale, im2col_step,
 ):  # fmt: skip
     conv = _deform_conv((dH, dW), (padH, padW), (dilationH, dilationW), group, deformable_group)
+    # the output is linear in the weight: its gradient does not depend on the weight's values
+    weight = torch.zeros_like(gradWeight)
     write_gradients(conv, (input, weight, offset), gradOutput * scale, (None, gradWeight, None))
 
 

@@ -11,7 +11,8 @@ def _attention(value, spatial_shapes, level_start_index, sampling_loc, attn_weig
     # mmcv.ops is importing this module when it loads: take its function at call time
     from mmcv.ops.multi_scale_deform_attn import multi_scale_deformable_attn_pytorch
 
-    return multi_scale_deformable_attn_pytorch(value, spatial_shapes, sampling_loc, attn_weight)
+    shapes = [tuple(shape) for shape in spatial_shapes.tolist()]  # one device sync, not one a level
+    return multi_scale_deformable_attn_pytorch(value, shapes, sampling_loc, attn_weight)
 
 
 def ms_deform_attn_forward(

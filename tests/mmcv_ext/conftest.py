@@ -1,0 +1,24 @@
+import sys
+
+import mmcv.ops  # noqa: F401  (loads the op modules patched below)
+import pytest
+
+import vitspec.mmcv_ext as kernels
+
+OP_MODULES = (
+    'nms',
+    'roi_align',
+    'deform_conv',
+    'modulated_deform_conv',
+    'multi_scale_deform_attn',
+    'focal_loss',
+)
+
+
+@pytest.fixture
+def torchvision_kernels(monkeypatch):
+    """mmcv's op modules (its autograd functions, modules and wrappers) call vitspec's kernels,
+    whichever mmcv build is installed."""
+    for name in OP_MODULES:
+        monkeypatch.setattr(sys.modules[f'mmcv.ops.{name}'], 'ext_module', kernels)
+    return kernels
