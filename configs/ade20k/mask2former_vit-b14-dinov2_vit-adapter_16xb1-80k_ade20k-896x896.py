@@ -9,7 +9,8 @@ _base_ = [
 depth, dims = _base_.backbone['num_layers'], _base_.backbone['embed_dims']
 model = dict(
     backbone=dict(
-        vit=dict(_base_.backbone, final_norm=False, frozen_stages=depth),
+        # the position table resampled by size, as DINOv2's segmentation_m2f ViTAdapter does
+        vit=dict(_base_.backbone, final_norm=False, frozen_stages=depth, pos_embed_interp='vitdet'),
         interaction_indexes=[2, 5, 8, 11],
         deform_num_heads=12,
     ),

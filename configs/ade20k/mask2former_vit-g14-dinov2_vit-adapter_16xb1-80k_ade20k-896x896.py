@@ -15,9 +15,18 @@ _base_ = [
 depth, dims = _base_.backbone['num_layers'], _base_.backbone['embed_dims']
 model = dict(
     backbone=dict(
-        vit=dict(_base_.backbone, final_norm=False, frozen_stages=depth),
+        # the position table resampled by size, as DINOv2's segmentation_m2f ViTAdapter does
+        vit=dict(_base_.backbone, final_norm=False, frozen_stages=depth, pos_embed_interp='vitdet'),
         interaction_indexes=[9, 19, 29, 39],
         deform_num_heads=24,
     ),
     decode_head=dict(in_channels=[dims] * 4),
 )
+# The recipe's first stage: ViT-Adapter's config starts this ADE20K run from a Mask2Former trained
+# 80k iterations on COCO-Stuff 164k (its load_from, mask2former_beit_adapter_large_896_80k_
+# cocostuff164k; segmentation/configs/ade20k/README.md "strategy 2: COCO-Stuff 80k + ADE20K 80k").
+# No COCO-Stuff-trained model of this network is released (whether DINOv2's 60.2 had that stage:
+# not found): set cocostuff_checkpoint to an mmseg checkpoint of this model trained on COCO-Stuff
+# to follow the recipe; None starts the adapter and head from scratch.
+cocostuff_checkpoint = None
+load_from = cocostuff_checkpoint

@@ -84,3 +84,24 @@ def test_every_config_with_its_own_schedule_is_listed():
         p.relative_to(CONFIGS).as_posix() for p in (CONFIGS / '_base_' / 'schedules').glob('*.py')
     }
     assert own | schedules == set(PUBLISHED)
+
+
+# Schedules copied from mmcv 1.x configs (lr_config policy='poly' with warmup='linear'): mmcv's poly
+# runs over all iterations and the warm-up multiplies it, lr(t) = (1 - t / T) ** p * (r + (1 - r)
+# * min(t, W) / W) (mmcv/runner/hooks/lr_updater.py, PolyLrUpdaterHook and get_warmup_lr).
+MMCV_POLY = {  # config: (power, warmup_ratio)
+    '_base_/schedules/schedule_linear_40k.py': (1.0, 1e-6),  # DINOv2 hosted linear configs
+    '_base_/recipes/vit-adapter-m2f_16xb1-80k_ade20k-896x896.py': (1.0, 1e-6),  # ViT-Adapter
+}
+
+
+@pytest.mark.filterwarnings('ignore:Detected call of `scheduler.step()`')
+@pytest.mark.parametrize('name', sorted(MMCV_POLY))
+def test_mmcv_poly_schedules_run_the_poly_over_all_iterations_under_the_warmup(name):
+    cfg = Config.fromfile(CONFIGS / name)
+    power, ratio = MMCV_POLY[name]
+    total, warmup = cfg.train_cfg.max_iters, cfg.warmup_iters
+    lrs = lr_trace(cfg, warmup + 600, cfg.param_scheduler)
+    for t in (0, warmup // 2, warmup - 1, warmup, warmup + 1, warmup + 500):
+        mmcv = (1 - t / total) ** power * (ratio + (1 - ratio) * min(t, warmup) / warmup)
+        assert lrs[t] == pytest.approx(mmcv, rel=1e-5), t  # mmengine's chained factors: ~1e-6

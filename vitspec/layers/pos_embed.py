@@ -12,10 +12,12 @@ def resample_pos_embed(
 
     mode='timm': size-based bicubic with antialiasing (timm; DINOv2 models with registers).
     mode='dinov2': the original DINOv2 rule, bicubic by scale factor (new + 0.1) / old, no
-    antialiasing. mode='vitdet': size-based bicubic without antialiasing, as ViTDet's get_abs_pos
-    and mmseg's MAE / BEiT resize_abs_pos_embed (PyTorch's antialiased bicubic uses another
-    kernel, so this differs from 'timm' even when upsampling). They differ at every size but the
-    native one.
+    antialiasing. mode='vitdet': size-based bicubic without antialiasing, as ViTDet's get_abs_pos,
+    mmseg's MAE / BEiT resize_abs_pos_embed and the ViT-Adapter's _get_pos_embed
+    (czczup/ViT-Adapter, DINOv2's dinov2/eval/segmentation_m2f/models/backbones/vit_adapter.py:
+    F.interpolate to the grid's size, bicubic, align_corners=False) (PyTorch's antialiased bicubic
+    uses another kernel, so this differs from 'timm' even when upsampling). They differ at every
+    size but the native one.
     """
     new_hw, old_hw = tuple(new_hw), tuple(old_hw)
     if new_hw == old_hw:

@@ -4,8 +4,10 @@
 # queries, 32 heads and FFN 4096 in the pixel decoder and the transformer decoder (the rest is
 # mmseg's Mask2Former, configs/_base_/models/mask2former_vit-adapter.py). AdamW lr 2e-5, betas
 # (0.9, 0.999), weight decay 0.05, layer-wise lr decay 0.9 (adapter modules at the base lr, as
-# upstream's LayerDecayOptimizerConstructor leaves them); linear warmup from 1e-6 over 1500
-# iterations, then poly power 1.0 to 0; validation every 8000 iterations keeping the best mIoU.
+# upstream's LayerDecayOptimizerConstructor leaves them); mmcv's lr_config policy='poly' power 1.0
+# over all 80k iterations, multiplied during the first 1500 by a linear warmup from 1e-6 (as
+# schedule_linear_40k.py composes DINOv2's); validation every 8000 iterations keeping the best
+# mIoU.
 # Leaves set the backbone's vit, interaction_indexes, deform_num_heads and decode_head.in_channels.
 _base_ = [
     '../models/mask2former_vit-adapter.py',
@@ -64,7 +66,7 @@ warmup_iters = 1500
 param_scheduler = [
     # mmengine's LinearLR reaches its end factor at step end - 1: 1 at 1500
     dict(type='LinearLR', start_factor=1e-6, by_epoch=False, begin=0, end=warmup_iters + 1),
-    dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=warmup_iters, end=max_iters),
+    dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=0, end=max_iters),
 ]
 train_cfg = dict(type='IterBasedTrainLoop', max_iters=max_iters, val_interval=8000)
 val_cfg = dict(type='ValLoop')
