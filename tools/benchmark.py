@@ -6,6 +6,7 @@
     python tools/benchmark.py --preset amp-cpu           # the same ratios in bf16 on a CPU
     python tools/benchmark.py --models timm specvit specvit-spec --size s16 --img 224 --batch 8
     python tools/benchmark.py --config configs/ade20k/A.py --config mmseg::mae/B.py  # train steps
+    python tools/benchmark.py --mmcv-ops  # mmcv's ops: vitspec's kernels vs compiled ones
 
 Each configuration is built in its own worker process and timed in turn, one worker at a time,
 round after round (the order rotating from round to round), so drift of the machine hits all

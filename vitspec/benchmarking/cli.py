@@ -14,6 +14,7 @@ from .config_runs import config_names, refuse_config_baseline, run_configs
 from .config_source import check_config_exists
 from .machine import DTYPES, describe_device
 from .measure import refuse_baseline, run_setting
+from .mmcv_ops import format_ops_table, run_mmcv_ops
 from .models import COMPILED, MODELS, SIZES
 from .presets import PRESETS, TARGETS
 from .report import format_table
@@ -62,12 +63,22 @@ def main(argv=None):
         choices=['inference', 'training'],
         help="default: inference; with --config training (inference: the config's test_step)",
     )
+    parser.add_argument(
+        '--mmcv-ops',
+        action='store_true',
+        help="mmcv's ops (NMS, RoIAlign, deformable attention and convolution) on vitspec's "
+        "PyTorch / torchvision kernels against mmcv's compiled ones, where installed",
+    )
     parser.add_argument('--baseline', help='model the ratios refer to (default: the first)')
     parser.add_argument('--rounds', type=int, default=15, help='interleaved timed rounds')
     parser.add_argument('--warmup', type=int, default=2)
     parser.add_argument('--device', default='cuda' if torch.cuda.is_available() else 'cpu')
     parser.add_argument('--out', default='benchmark.json', help='JSON file for the results')
     args = parser.parse_args(argv)
+    if args.mmcv_ops:
+        if args.preset or args.models or args.config:
+            parser.error('--mmcv-ops times the ops alone: without --preset, --models, --config')
+        return _main_mmcv_ops(args)
     if args.config:
         if args.preset or args.models:
             parser.error('give --config, or --preset / --models, not both')
@@ -110,6 +121,15 @@ def main(argv=None):
     if checks:
         print('targets:\n' + '\n'.join(checks) + '\n')
     _write(args.out, machine, results, targets=checks)
+
+
+def _main_mmcv_ops(args):
+    device = torch.device(args.device)
+    machine = describe_device(device)
+    print(f'{machine}, torch {torch.__version__}\n')
+    rows = run_mmcv_ops(device, args.rounds, args.warmup)
+    print('\n' + format_ops_table(rows) + '\n', flush=True)
+    _write(args.out, machine, rows)
 
 
 def _main_configs(args):
