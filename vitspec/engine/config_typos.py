@@ -5,7 +5,9 @@ accepted and the run trains from scratch; and CheckpointHook takes unknown optio
 ``**kwargs`` and fails on them at its first save, after a whole interval of training. Checked:
 top-level keys close to a field that mmengine, mmseg / mmdet's tools or vitspec read (a key
 meant as a variable of the config is listed in ``intended_keys``); the options of every hook
-in ``default_hooks`` and ``custom_hooks`` against its constructor; ``env_cfg``'s keys.
+in ``default_hooks`` and ``custom_hooks`` against its constructor; ``env_cfg``'s keys; the
+keys of nested dicts that a consumer reads by name (nested_config_keys: a segmentor's test_cfg,
+a mask head's train_cfg, the evaluators, the loops).
 """
 
 import inspect
@@ -14,6 +16,11 @@ from mmengine.registry import HOOKS
 from mmengine.runner import Runner
 
 from vitspec.errors import ConfigKeyError
+
+from .key_matching import closest, constructor_options, edit_distance
+from .nested_config_keys import nested_key_errors
+
+__all__ = ['check_config_keys', 'closest', 'constructor_options', 'edit_distance']
 
 OPT_OUT = 'intended_keys'
 RUNNER_ARGUMENTS = tuple(inspect.signature(Runner.__init__).parameters)[1:]
@@ -49,7 +56,12 @@ NO_EXTRA_OPTIONS = ('CheckpointHook',)
 
 def check_config_keys(cfg) -> None:
     """ConfigKeyError listing every typo found, each with the key meant."""
-    problems = [*top_level_typos(cfg), *env_cfg_typos(cfg), *hook_option_errors(cfg)]
+    problems = [
+        *top_level_typos(cfg),
+        *env_cfg_typos(cfg),
+        *hook_option_errors(cfg),
+        *nested_key_errors(cfg),
+    ]
     if problems:
         raise ConfigKeyError(
             'config keys that would be ignored or fail later:\n  ' + '\n  '.join(problems)
@@ -116,43 +128,3 @@ def resolve_hook(hook_type, scope):
         return hook_type
     with HOOKS.switch_scope_and_registry(scope) as registry:
         return registry.get(hook_type)
-
-
-def constructor_options(cls):
-    """The named parameters of ``cls``'s constructor, following ``**kwargs`` up the classes it
-    derives from; and whether it still takes any keyword (``**kwargs`` all the way up)."""
-    options = set()
-    for klass in cls.__mro__:
-        if klass is object:
-            return options, True
-        if '__init__' not in vars(klass):
-            continue
-        parameters = list(inspect.signature(klass.__init__).parameters.values())[1:]
-        options.update(
-            p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-        )
-        if not any(p.kind is p.VAR_KEYWORD for p in parameters):
-            return options, False
-    return options, True
-
-
-def closest(key: str, candidates) -> str:
-    """The candidate within typo distance of ``key`` (1 edit for names under 9 characters, else
-    2; a swap of neighbours is one edit, case ignored), the nearest first; '' when none."""
-    limit = 1 if len(key) < 9 else 2
-    scored = sorted((edit_distance(key.lower(), c.lower()), c) for c in candidates)
-    return next((c for d, c in scored if c != key and d <= limit), '')
-
-
-def edit_distance(a: str, b: str) -> int:
-    """Optimal-string-alignment distance: insertions, deletions, substitutions, swaps."""
-    previous2, previous = None, list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        current = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cost = a[i - 1] != b[j - 1]
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                current[j] = min(current[j], previous2[j - 2] + 1)
-        previous2, previous = previous, current
-    return previous[-1]
