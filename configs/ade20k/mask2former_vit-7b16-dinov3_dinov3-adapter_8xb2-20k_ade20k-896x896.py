@@ -16,7 +16,9 @@
 # the tensors saved for backward, about 26 GB per 896x896 image (head 22.6 GB, adapter 3.0 GB with
 # with_cp; measured on CPU at 224 and 320 and extrapolated linearly in the pixel count): about 93 GB
 # at 2 images per GPU, more than an 80 GB H100; 1 image per GPU (about 67 GB) or bf16 autocast
-# (about half the saved tensors) fits.
+# (about half the saved tensors) fits. Precision: the frozen ViT runs under bfloat16 autocast
+# (vit_autocast), as DINOv3's adapter forward does in training and evaluation; the adapter and
+# head in the run's own precision (fp32 unless tools/train.py --amp). The memory above is fp32's.
 _base_ = [
     '../_base_/models/backbones/vit-7b16_dinov3.py',
     '../_base_/recipes/dinov3-m2f_8xb2-20k_ade20k-896x896.py',
@@ -39,6 +41,7 @@ model = dict(
         use_extra_extractor=True,
         norm_cfg=dict(type='SyncBN', requires_grad=True),
         with_cp=True,
+        vit_autocast='bfloat16',
     ),
     decode_head=dict(in_channels=[dims] * 4),
 )

@@ -14,6 +14,7 @@ from vitspec.apis.reproductions import (
     NOT_FOUND,
     TOKEN,
     check_row,
+    config_precision,
     expected,
     field_value,
     load_ledger,
@@ -141,3 +142,20 @@ def test_every_row_says_where_its_value_and_checkpoint_come_from():
         backbone = Config.fromfile(ROOT / row['config']).model.backbone
         init = backbone.get('vit', backbone).init_cfg  # a ViT-Adapter's: its ViT's
         assert init.checkpoint in row['convert'], (row['id'], init.checkpoint)
+
+
+def test_the_published_precision_is_checked_against_the_built_config():
+    """DINOv3's adapter runs its frozen 7B ViT under bfloat16 autocast (dinov3_adapter.py): the
+    row says bf16 and the leaf must run it so; EoMT trains in Lightning's '16-mixed'."""
+    row = ROWS['dinov3-ade20k-m2f-vit7b16']
+    assert expected(row['precision']) == 'bf16'
+    cfg = Config.fromfile(ROOT / row['config'])
+    assert config_precision(cfg) == 'bf16' and check_row(LEDGER, row, cfg) == []
+    cfg.model.backbone.vit_autocast = None
+    problem = f'{row["id"]}: precision = {"fp32"!r} in {row["config"]}, ledger says {"bf16"!r}'
+    assert check_row(LEDGER, row, cfg) == [f'{problem} (dinov3-m2f-code)']
+    for row_id in ('eomt-ade20k-semantic-vitl16', 'eomt-cityscapes-semantic-vitl16'):
+        cfg = Config.fromfile(ROOT / ROWS[row_id]['config'])
+        assert expected(ROWS[row_id]['precision']) == config_precision(cfg) == 'fp16'
+        cfg.optim_wrapper.dtype = 'bfloat16'
+        assert check_row(LEDGER, ROWS[row_id], cfg)

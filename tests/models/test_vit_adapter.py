@@ -188,3 +188,27 @@ def test_upstream_pair_indexes_equal_the_group_ends():
 def test_vit_must_be_a_specvit():
     with pytest.raises(ValueError, match="vit: type must be 'SpecViT'"):
         ViTAdapter(dict(type='VisionTransformer'), [0], norm_cfg=dict(type='BN'))
+
+
+def test_vit_autocast_runs_the_vit_blocks_in_that_dtype_and_the_adapter_in_its_own():
+    """DINOv3's adapter runs its frozen ViT under bfloat16 autocast (dinov3_adapter.py); here on
+    the input's device (CPU in this test), the extractors reading float32 tokens."""
+    model = build(with_injector=False, vit_autocast='bfloat16').eval()
+    dtypes = []
+    model.vit.blocks[0].attn.qkv.register_forward_hook(lambda m, a, out: dtypes.append(out.dtype))
+    seen = read_vit_tokens(model)
+    x = torch.randn(1, 3, 64, 64)
+    with torch.no_grad():
+        outs = model(x)
+        plain = build(with_injector=False).eval()(x)
+    assert dtypes == [torch.bfloat16]
+    assert all(t.dtype == torch.float32 for t in seen)
+    assert all(o.dtype == torch.float32 for o in outs)
+    assert any(not torch.equal(a, b) for a, b in zip(outs, plain))
+    for a, b in zip(outs, plain):
+        assert torch.allclose(a, b, atol=0.1, rtol=0.05)
+
+
+def test_vit_autocast_refuses_an_unknown_dtype():
+    with pytest.raises(ValueError, match="vit_autocast must be one of .*'bf16'"):
+        build(vit_autocast='bf16')

@@ -12,6 +12,7 @@ import yaml
 from mmengine.config import Config
 
 from vitspec.config_dir import config_dir
+from vitspec.engine.finite_loss_amp import AMP_WRAPPERS
 
 from .compare_doc import compare_section
 from .ledger_files import read_ledger
@@ -27,6 +28,7 @@ DOC = ROOT / DOC_PATH
 NOT_FOUND = 'not found'
 NOT_APPLICABLE = 'not applicable'  # a protocol field the row's model lacks: checked absent
 TOKEN = re.compile(r'([^.\[\]]+)|\[([^\]]+)\]')
+PRECISIONS = {'float32': 'fp32', 'float16': 'fp16', 'bfloat16': 'bf16'}
 
 
 def checkout_of(ledger_path) -> Path:
@@ -97,6 +99,18 @@ def expected(spec: dict):
     return spec['ours'] if 'ours' in spec else spec['value']
 
 
+def config_precision(cfg) -> str:
+    """Where the built config's backbone computes: 'fp32', 'fp16' or 'bf16' (its ViTAdapter's
+    ``vit_autocast``, else its optimizer wrapper's autocast dtype, float16 unless named)."""
+    backbone = cfg.model.get('backbone') or {}
+    if backbone.get('vit_autocast'):
+        return PRECISIONS[backbone['vit_autocast']]
+    wrapper = cfg.get('optim_wrapper') or {}
+    if wrapper.get('type') in AMP_WRAPPERS:
+        return PRECISIONS[str(wrapper.get('dtype') or 'float16').replace('torch.', '')]
+    return PRECISIONS['float32']
+
+
 def check_row(ledger: dict, row: dict, cfg=None, root: Path = None) -> list:
     """Mismatches between the built config (``root / row['config']``) and the row's fields,
     one line each; ``root`` defaults to the folder holding config_dir() (installed or checkout)."""
@@ -124,6 +138,12 @@ def check_row(ledger: dict, row: dict, cfg=None, root: Path = None) -> list:
                 f'{row["id"]}: {name} = {plain(got)!r} in {row["config"]}, '
                 f'ledger says {want!r} ({spec.get("source")})'
             )
+    spec = row.get('precision')
+    if spec and expected(spec) != NOT_FOUND and config_precision(cfg) != expected(spec):
+        problems.append(
+            f'{row["id"]}: precision = {config_precision(cfg)!r} in {row["config"]}, '
+            f'ledger says {expected(spec)!r} ({spec.get("source")})'
+        )
     return problems
 
 
@@ -194,7 +214,7 @@ def render_doc(ledger: dict) -> str:
         for name, spec in (protocol.get('fields') or {}).items():
             out.append(_field_line(name, spec))
         out.append('')
-    specific = [r for r in rows if r.get('fields')]
+    specific = [r for r in rows if r.get('fields') or r.get('precision')]
     if specific:
         out += [
             '### Row-specific fields',
@@ -203,7 +223,11 @@ def render_doc(ledger: dict) -> str:
             '|---|---|---|---|---|',
         ]
         for row in specific:
-            for name, spec in row['fields'].items():
+            own = {
+                **(row.get('fields') or {}),
+                **({'precision': row['precision']} if row.get('precision') else {}),
+            }
+            for name, spec in own.items():
                 out.append(f'| {row["id"]} ' + _field_line(name, spec))
         out.append('')
     out += ['## Sources', '', '| name | where it was read |', '|---|---|']

@@ -1,6 +1,7 @@
 """ViTAdapter: SpecViT with ViT-Adapter's spatial prior and interactions (arXiv 2205.08534),
 giving the 4 maps at strides 4, 8, 16, 32 that Mask2Former's pixel decoder reads."""
 
+import contextlib
 import math
 from typing import Sequence
 
@@ -19,6 +20,8 @@ from ..necks.deformable_cross_attention import deform_inputs
 from ..necks.spatial_prior import SpatialPriorModule
 from ..registry import register_backbone
 from .spec_vit import SpecViT
+
+VIT_AUTOCAST = (None, 'bfloat16', 'float16')
 
 
 def interaction_ends(indexes, num_layers: int) -> list:
@@ -64,6 +67,10 @@ class ViTAdapter(BaseModule):
     no injectors, so the ViT computes exactly its own features (freeze it with the ViT's
     ``frozen_stages``, as DINOv3 does). ``with_cp``: activation checkpointing of every block
     and adapter module. ``drop_path_rate``: of the extractors' FFNs (upstream passes the ViT's).
+    ``vit_autocast``: 'bfloat16' or 'float16' runs the ViT (embedding, blocks, final norm) under
+    autocast of that dtype on the input's device, the adapter modules in the surrounding
+    precision, as DINOv3's adapter runs its frozen ViT under bfloat16 autocast
+    (``dinov3_adapter.py`` forward); None: the ViT in the surrounding precision.
     """
 
     def __init__(
@@ -83,9 +90,15 @@ class ViTAdapter(BaseModule):
         drop_path_rate: float = 0.0,
         norm_cfg: dict = None,
         with_cp: bool = False,
+        vit_autocast: str = None,
         init_cfg=None,
     ):
         super().__init__(init_cfg=init_cfg)
+        if vit_autocast not in VIT_AUTOCAST:
+            raise ValueError(
+                f'ViTAdapter vit_autocast must be one of {VIT_AUTOCAST}, got {vit_autocast!r}'
+            )
+        self.vit_autocast = vit_autocast
         vit = dict(vit)
         vit_type = vit.pop('type', 'SpecViT')
         if vit_type not in ('SpecViT', SpecViT):
@@ -145,6 +158,11 @@ class ViTAdapter(BaseModule):
             return depth, total
         return total - 1, total
 
+    def _vit_precision(self, device: torch.device):
+        if self.vit_autocast is None:
+            return contextlib.nullcontext()
+        return torch.autocast(device.type, dtype=getattr(torch, self.vit_autocast))
+
     def _run(self, fn, *args):
         if self.with_cp and any(isinstance(a, torch.Tensor) and a.requires_grad for a in args):
             return checkpoint(fn, *args, use_reentrant=False)
@@ -159,7 +177,8 @@ class ViTAdapter(BaseModule):
         c = torch.cat(
             [p.flatten(2).transpose(1, 2) + self.level_embed[i] for i, p in enumerate(priors)], 1
         )
-        tokens, layout = vit.tokens(x)
+        with self._vit_precision(x.device):
+            tokens, layout = vit.tokens(x)
         h, w = layout.hw
         to_vit = deform_inputs([(h, w)], prior_shapes, x.device)
         to_prior = deform_inputs(prior_shapes, [(h, w)], x.device)
@@ -170,11 +189,12 @@ class ViTAdapter(BaseModule):
             if interaction.injector is not None:
                 patches = self._run(interaction.injector, tokens[:, num_prefix:], c, to_vit)
                 tokens = torch.cat([tokens[:, :num_prefix], patches], 1)
-            for blk in vit.blocks[start : end + 1]:
-                tokens = self._run(blk, tokens, layout)
+            with self._vit_precision(x.device):
+                for blk in vit.blocks[start : end + 1]:
+                    tokens = self._run(blk, tokens, layout)
+                feats = vit.norm(tokens) if vit.final_norm else tokens
             start = end + 1
-            feats = vit.norm(tokens) if vit.final_norm else tokens
-            patches = feats[:, num_prefix:]
+            patches = feats[:, num_prefix:].to(c.dtype)
             c = self._run(interaction.extract, c, patches, to_prior, prior_shapes)
             vit_maps.append(patches.transpose(1, 2).reshape(B, -1, h, w))
 
