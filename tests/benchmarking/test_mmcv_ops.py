@@ -58,3 +58,29 @@ def test_the_cli_runs_every_cpu_case_and_writes_json(monkeypatch, tmp_path, caps
 def test_mmcv_ops_refuses_other_modes():
     with pytest.raises(SystemExit):
         cli.main(['--mmcv-ops', '--preset', 'readme'])
+
+
+def test_configs_run_once_per_kernel_set():
+    args = cli.argparse.Namespace(config=['a/x.py', 'b/y.py'], mmcv_kernels=[mo.MMCV, mo.VITSPEC])
+    specs = cli._config_specs(args)
+    assert [s['name'] for s in specs] == [
+        'x[compiled]',
+        'x[torchvision]',
+        'y[compiled]',
+        'y[torchvision]',
+    ]
+    assert [s['kernels'] for s in specs] == [mo.MMCV, mo.VITSPEC] * 2
+    args.mmcv_kernels = None
+    assert cli._config_specs(args) == ['a/x.py', 'b/y.py']
+
+
+def test_a_process_switches_to_a_kernel_set(monkeypatch):
+    for name in mo.OP_MODULES:  # restored after the test
+        module = sys.modules[f'mmcv.ops.{name}']
+        monkeypatch.setattr(module, 'ext_module', module.ext_module)
+    nms_module = sys.modules['mmcv.ops.nms']
+    monkeypatch.setattr(mo, 'kernel_sets', lambda: {mo.VITSPEC: mmcv_ext})
+    mo.use_kernels(mo.VITSPEC)
+    assert nms_module.ext_module is mmcv_ext
+    with pytest.raises(ValueError, match=r"'compiled': here only torchvision .*--mmcv-ops"):
+        mo.use_kernels(mo.MMCV)

@@ -14,7 +14,7 @@ from .config_runs import config_names, refuse_config_baseline, run_configs
 from .config_source import check_config_exists
 from .machine import DTYPES, describe_device
 from .measure import refuse_baseline, run_setting
-from .mmcv_ops import format_ops_table, run_mmcv_ops
+from .mmcv_ops import MMCV, VITSPEC, format_ops_table, run_mmcv_ops
 from .models import COMPILED, MODELS, SIZES
 from .presets import PRESETS, TARGETS
 from .report import format_table
@@ -69,6 +69,13 @@ def main(argv=None):
         help="mmcv's ops (NMS, RoIAlign, deformable attention and convolution) on vitspec's "
         "PyTorch / torchvision kernels against mmcv's compiled ones, where installed",
     )
+    parser.add_argument(
+        '--mmcv-kernels',
+        nargs='+',
+        choices=[VITSPEC, MMCV],
+        help="with --config: run each config on these kernels of mmcv's ops, one row each "
+        "(compiled: mmcv's own, where installed; torchvision: vitspec's)",
+    )
     parser.add_argument('--baseline', help='model the ratios refer to (default: the first)')
     parser.add_argument('--rounds', type=int, default=15, help='interleaved timed rounds')
     parser.add_argument('--warmup', type=int, default=2)
@@ -85,7 +92,7 @@ def main(argv=None):
         try:  # a missing config or an unknown --baseline: before any model is built
             for config in args.config:
                 check_config_exists(config)
-            refuse_config_baseline(config_names(args.config), args.baseline)
+            refuse_config_baseline(config_names(_config_specs(args)), args.baseline)
         except (FileNotFoundError, ValueError) as exc:
             parser.error(str(exc))
         return _main_configs(args)
@@ -132,12 +139,23 @@ def _main_mmcv_ops(args):
     _write(args.out, machine, rows)
 
 
+def _config_specs(args):
+    """--config's configs; with --mmcv-kernels each once per kernel set, named 'name[kernels]'."""
+    if not args.mmcv_kernels:
+        return args.config
+    return [
+        dict(config=c, name=f'{name}[{kernels}]', kernels=kernels)
+        for c, name in zip(args.config, config_names(args.config))
+        for kernels in args.mmcv_kernels
+    ]
+
+
 def _main_configs(args):
     device = torch.device(args.device)
     machine = describe_device(device)
     print(f'{machine}, torch {torch.__version__}\n')
     result = run_configs(
-        args.config,
+        _config_specs(args),
         device,
         args.rounds,
         args.warmup,

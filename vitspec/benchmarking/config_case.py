@@ -13,6 +13,7 @@ from mmengine.registry import MODELS, init_default_scope
 
 from .config_source import crop_size, load_config, train_batch_size
 from .memory import step_memory_bytes
+from .mmcv_ops import use_kernels
 from .random_batch import random_batch, task_of
 
 MODES = ('training', 'inference')
@@ -25,11 +26,16 @@ class ConfigCase:
 
     No weights are loaded (``init_weights`` is not called: a step's time does not depend on
     them). SyncBN becomes BN, as the Runner does for a run without a process group.
+    ``kernels``: whose kernels mmcv's ops run on in this process ('torchvision' or 'compiled';
+    None: as installed).
     """
 
-    def __init__(self, name, config, device, batch=None, cfg_options=None, mode='training'):
+    def __init__(
+        self, name, config, device, batch=None, cfg_options=None, mode='training', kernels=None
+    ):
         if mode not in MODES:
             raise ValueError(f'mode {mode!r} is not one of {MODES}')
+        use_kernels(kernels)
         torch.manual_seed(0)
         self.name, self.device, self.mode = name, device, mode
         cfg = load_config(config, cfg_options)

@@ -17,7 +17,8 @@ def run_configs(
     """Times each config's ``model.train_step`` (``mode='inference'``: its ``model.test_step``,
     no gradients, eval mode); ``configs``: paths (``pkg::path`` too), or
     dicts ``dict(config=path, name=..., cfg_options=...)`` whose options win over the
-    ``cfg_options`` given to all. ``batch`` replaces the configs' training batch size.
+    ``cfg_options`` given to all, and whose ``kernels`` ('torchvision' / 'compiled') sets whose
+    kernels mmcv's ops run on. ``batch`` replaces the configs' training batch size.
     ``baseline``: the name of the config the speeds refer to (default: the first).
 
     A config file that does not exist, or a baseline that names none of the configs, is refused
@@ -33,7 +34,10 @@ def run_configs(
     try:
         for spec, name in zip(specs, names):
             options = {**(cfg_options or {}), **(spec.get('cfg_options') or {})}
-            cases.append(ConfigWorker(name, spec['config'], device, batch, options or None, mode))
+            worker = ConfigWorker(
+                name, spec['config'], device, batch, options or None, mode, spec.get('kernels')
+            )
+            cases.append(worker)
         times = interleaved_times(cases, rounds, warmup)
         rows = [_row(case, spec, times, base) for case, spec in zip(cases, specs)]
     finally:

@@ -135,8 +135,24 @@ def kernel_sets() -> Dict[str, object]:
 
 def use(kernels) -> None:
     """mmcv's op modules call `kernels` from now on."""
+    import mmcv.ops  # noqa: F401  (loads the op modules)
+
     for name in OP_MODULES:
         sys.modules[f'mmcv.ops.{name}'].ext_module = kernels
+
+
+def use_kernels(name=None) -> None:
+    """This process's mmcv ops on the kernel set `name` (VITSPEC or MMCV; None: as installed);
+    MMCV where the compiled ops are not installed is a ValueError."""
+    if name is None:
+        return
+    sets = kernel_sets()
+    if name not in sets:
+        raise ValueError(
+            f"mmcv kernels {name!r}: here only {', '.join(sets)} (mmcv's compiled ops: "
+            'tools/install.sh --mmcv-ops)'
+        )
+    use(sets[name])
 
 
 def _seconds(run, device) -> float:
@@ -152,8 +168,6 @@ def _seconds(run, device) -> float:
 def time_case(case: OpCase, sets, device, rounds, warmup) -> dict:
     """Median ms per call of each kernel set, and the compiled / vitspec time ratio (how many
     times faster vitspec's kernels are; below 1: slower) with its 95 % interval."""
-    import mmcv.ops  # noqa: F401  (loads the op modules `use` patches)
-
     original = sys.modules['mmcv.ops.nms'].ext_module
     runs = {name: case.make(device) for name in sets}
     times = {name: [] for name in sets}

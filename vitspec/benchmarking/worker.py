@@ -117,7 +117,9 @@ class ConfigWorker(Worker):
 
     case_class = ConfigCase
 
-    def __init__(self, name, config, device, batch=None, cfg_options=None, mode='training'):
+    def __init__(
+        self, name, config, device, batch=None, cfg_options=None, mode='training', kernels=None
+    ):
         self._start(
             dict(
                 name=name,
@@ -126,6 +128,7 @@ class ConfigWorker(Worker):
                 batch=batch,
                 cfg_options=cfg_options,
                 mode=mode,
+                kernels=kernels,
             )
         )
 
