@@ -69,3 +69,53 @@ def test_data_root_without_the_variable_names_the_dataset_keys(tmp_path):
 def test_keys_the_runner_reads_are_set_as_given():
     cfg = config_from_args(args_for(DEMO, 'randomness.seed=3', 'load_from=x.pth'))
     assert (cfg.randomness.seed, cfg.load_from) == (3, 'x.pth')
+
+
+EOMT = ROOT / 'configs/demo/eomt_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
+DEMOS = ROOT / 'configs/demo'
+ADAPTER = DEMOS / 'mask2former_specvit-tiny-p8-adapter_2xb4-500it_demo-ade20k-128x128.py'
+
+
+def refusal(config, option) -> str:
+    with pytest.raises(ValueError, match='is a variable of the config file') as info:
+        config_from_args(args_for(config, option))
+    return str(info.value).split('Set the keys that use it instead: ')[1]
+
+
+def test_keys_computed_from_the_variable_are_named_with_their_expression():
+    """max_iters=6 on EoMT listed the loop and scheduler keys but not MaskAnnealingHook's
+    start_iters / end_iters (max_iters // 6): set as advised, the masks never annealed."""
+    keys = refusal(EOMT, 'max_iters=6')
+    cfg = config_from_args(args_for(EOMT))
+    hook = next(i for i, h in enumerate(cfg.custom_hooks) if h.type == 'MaskAnnealingHook')
+    period = 'where mask_annealing_period = _base_.max_iters // 6'
+    for key in ('train_cfg.max_iters', 'param_scheduler.1.end', 'train_cfg.val_interval'):
+        assert key in keys
+    assert (
+        f'custom_hooks.{hook}.start_iters (= [mask_annealing_period, 2 * mask_annealing_period], '
+        f'{period})'
+    ) in keys
+    assert f'custom_hooks.{hook}.end_iters (= [2 * mask_annealing_period' in keys
+
+
+def test_a_milestone_derived_from_max_iters_is_named():
+    """Detection max_iters=100 left out param_scheduler.1.milestones (0.8 x max_iters)."""
+    keys = refusal(DET, 'max_iters=100')
+    assert 'param_scheduler.1.milestones (= [int(max_iters * 0.8)])' in keys
+
+
+def test_every_use_of_a_derived_variable_is_named():
+    """mask_annealing_period=1 named one of its four uses (the one whose value matched)."""
+    keys = refusal(EOMT, 'mask_annealing_period=1')
+    assert keys.count('.start_iters (= ') == 1 and keys.count('.end_iters (= ') == 1
+    assert '[mask_annealing_period, 2 * mask_annealing_period]' in keys
+    assert '[2 * mask_annealing_period, 3 * mask_annealing_period]' in keys
+
+
+def test_keys_are_matched_by_use_not_by_an_equal_value():
+    """heads=8 on the adapter listed every key whose value happened to be the same
+    (train_dataloader.batch_size, vit.mlp_ratio ...)."""
+    keys = refusal(ADAPTER, 'heads=4').split(', ')
+    assert 'model.backbone.deform_num_heads' in keys
+    assert all('num_heads' in key for key in keys), keys
+    assert not any(key.startswith(('train_dataloader', 'toy_attn')) for key in keys)

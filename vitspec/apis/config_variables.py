@@ -4,13 +4,15 @@ use it, and a later change of the variable reaches none of them.
 
 ``data_root`` is carried to every key of the dataloaders and evaluators that holds its value
 (and to paths under it); an override of any other such variable is refused, naming the keys
-that hold its value, which are the ones to set.
+whose value the files computed from it (read from their text: ``variable_uses``), each with its
+expression where it is not the variable itself, which are the ones to set.
 """
 
 from mmengine.config import Config
 from mmengine.logging import print_log
 
 from vitspec.apis.reproductions import plain
+from vitspec.apis.variable_uses import variable_uses
 from vitspec.engine.config_typos import TOP_LEVEL_FIELDS
 
 # Top-level keys that mmengine's Runner or vitspec's tools read after the file was run: setting
@@ -31,26 +33,57 @@ def reach_targets(cfg: Config, options: dict) -> dict:
                 raise ValueError(_no_data_root(cfg))
             continue
         old = plain(cfg[head])
+        if key != CARRIED:
+            keys = _keys_to_set(cfg, head, key[len(head) :], old)
+            if keys:
+                raise ValueError(
+                    f'--cfg-options {key}: {head!r} is a variable of the config file, copied '
+                    f'into the keys that use it when the file was read, so changing it now '
+                    f'changes nothing. Set the keys that use it instead: ' + ', '.join(keys)
+                )
+            continue  # used nowhere in the config: perhaps read by a script of the user's
         if old is None or isinstance(old, bool) or old in ('', [], {}):
             continue  # no value to recognise its copies by
-        copies = [
-            path
+        out.update(_carry(cfg, old, value, options))
+    return out
+
+
+def _keys_to_set(cfg: Config, head: str, rest: str, old) -> list:
+    """The keys read after loading that the files computed from the variable ``head``, each
+    with ``rest`` (a key below the variable) where the variable was used whole, else with its
+    expression; without the files' text, the keys that hold its value."""
+    filename = getattr(cfg, 'filename', None)
+    if not filename:
+        if old is None or isinstance(old, bool) or old in ('', [], {}):
+            return []
+        return [
+            path + rest
             for top in cfg
             if top in READ_AFTER_LOADING
             for path in _paths_holding(cfg[top], old, top)
         ]
-        if not copies:
-            continue  # used nowhere in the config: perhaps read by a script of the user's
-        if key != CARRIED:
-            rest = key[len(head) :]
-            raise ValueError(
-                f'--cfg-options {key}: {head!r} is a variable of the config file, copied into '
-                f'the keys that use it when the file was read, so changing it now changes '
-                f'nothing. Set the keys that hold its value instead: '
-                + ', '.join(path + rest for path in copies)
-            )
-        out.update(_carry(cfg, old, value, options))
-    return out
+    keys = []
+    for use in variable_uses(filename, head, cfg):
+        if use.key.split('.')[0] not in READ_AFTER_LOADING or not _exists(cfg, use.key):
+            continue
+        if use.expression == head and not use.via:
+            keys.append(use.key + rest)
+        else:
+            where = f', where {"; ".join(use.via)}' if use.via else ''
+            keys.append(f'{use.key} (= {use.expression}{where})')
+    return keys
+
+
+def _exists(cfg: Config, key: str) -> bool:
+    node = cfg
+    for part in key.split('.'):
+        if isinstance(node, (list, tuple)) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        elif hasattr(node, 'keys') and part in node:
+            node = node[part]
+        else:
+            return False
+    return True
 
 
 def _carry(cfg: Config, old: str, new, options: dict) -> dict:
