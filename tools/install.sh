@@ -73,7 +73,9 @@ fi
 # --download DIR: the wheels of the whole environment for the target, mmcv's source, a manifest.
 download_wheels() {
     local pip plan requires nvcc missing built=() resolved=0 attempt
-    mkdir -p "$WHEELS" && WHEELS="$(cd "$WHEELS" && pwd)"
+    mkdir -p "$WHEELS" 2>/dev/null || die "cannot create the folder $WHEELS (is a part of its path a" \
+        "file, or not writable?): give --download a folder that can be made"
+    WHEELS="$(cd "$WHEELS" && pwd)"
     work="$(mktemp -d)"
     trap 'rm -rf "$work"' EXIT
     # pip of a clean venv whose setuptools can run mmcv's setup.py (for its metadata)
@@ -111,6 +113,15 @@ download_wheels() {
     if [ -n "$CUDA_TOOLKIT" ] && [ "$CUDA_TOOLKIT" != none ]; then
         nvcc="$("$work/venv/bin/python" "$ROOT/tools/mmcv_wheel.py" nvcc-packages "$CUDA_TOOLKIT")" \
             || die "no registry nvcc packages for CUDA $CUDA_TOOLKIT"
+        local known
+        known="$("${pip[@]}" index versions nvidia-cuda-nvcc 2>/dev/null \
+            | sed -n 's/^Available versions: //p' | tr ',' '\n' \
+            | sed -nE 's/^ *([0-9]+\.[0-9]+)\..*/\1/p' | sort -uV | tr '\n' ' ')"
+        case " $known " in
+            *" $CUDA_TOOLKIT "*) ;;
+            *) die "--cuda $CUDA_TOOLKIT: the registry has no nvcc packages of that CUDA version" \
+                "(it has: ${known:-none it could list}); give one of those, or --cuda none" ;;
+        esac
         # shellcheck disable=SC2206
         reqs+=($nvcc)
     fi

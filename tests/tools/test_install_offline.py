@@ -151,3 +151,22 @@ def test_offline_install_from_a_downloaded_folder_without_network(tmp_path):
         check=True,
     ).stdout.split()
     assert all(path.startswith(str(site)) for path in where), where
+
+
+def test_download_into_a_path_under_a_file_stops_at_once(tmp_path):
+    (tmp_path / 'file').write_text('')
+    proc = install('--download', tmp_path / 'file' / 'wheels')
+    assert proc.returncode == 1
+    assert f'cannot create the folder {tmp_path / "file" / "wheels"}' in proc.stderr
+    assert 'gathering' not in proc.stdout  # it did not go on
+
+
+@pytest.mark.slow
+def test_download_with_an_unknown_cuda_version_lists_the_ones_there_are(tmp_path):
+    if not pypi_reachable():
+        pytest.skip('the registry lists the nvcc versions')
+    proc = install('--download', tmp_path / 'wheels', '--mmcv-ops', '--cuda', '99.9', timeout=300)
+    assert proc.returncode == 1
+    assert '--cuda 99.9: the registry has no nvcc packages of that CUDA version' in proc.stderr
+    assert re.search(r'it has: (\d+\.\d+ )*13\.0 ', proc.stderr), proc.stderr
+    assert not list((tmp_path / 'wheels').glob('*.whl'))
