@@ -154,3 +154,40 @@ def test_mmdet_and_mmseg_import_without_vitspec():
     proc = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip()
+
+
+def test_backward_kernels_are_the_forward_kernels_gradients(torchvision_kernels):
+    """torch.autograd.gradcheck (float64) of mmcv's autograd functions on vitspec's kernels: each
+    backward kernel against finite differences of its forward kernel."""
+    from mmcv.ops.deform_conv import DeformConv2dFunction
+    from mmcv.ops.modulated_deform_conv import ModulatedDeformConv2dFunction
+    from mmcv.ops.roi_align import RoIAlignFunction
+
+    gen = torch.Generator().manual_seed(0)
+
+    def leaf(*shape, scale=1.0):
+        return (torch.rand(*shape, generator=gen, dtype=torch.float64) * scale).requires_grad_()
+
+    x, w = leaf(1, 4, 5, 6), leaf(4, 2, 3, 3)
+    offset, mask, bias = leaf(1, 36, 5, 6, scale=0.7), leaf(1, 18, 5, 6), leaf(4)
+    assert torch.autograd.gradcheck(
+        lambda x, o, w: DeformConv2dFunction.apply(x, o, w, 1, 1, 1, 2, 2, False, 32),
+        (x, offset, w),
+    )
+    assert torch.autograd.gradcheck(
+        lambda x, o, m, w, b: ModulatedDeformConv2dFunction.apply(x, o, m, w, b, 1, 1, 1, 2, 2),
+        (x, offset, mask, w, bias),
+    )
+    rois = torch.tensor([[0, 0.5, 1.2, 4.3, 3.9]], dtype=torch.float64)
+    assert torch.autograd.gradcheck(
+        lambda f: RoIAlignFunction.apply(f, rois, (2, 3), 1.0, 2, 'avg', True), (x,)
+    )
+    value, spatial, start, loc, weights = deformable_inputs(((3, 4), (2, 2)), seed=1, queries=3)
+    leaves = [
+        t.double().requires_grad_()
+        for t in (value[:1, :, :2, :2], loc[:1, :, :2], weights[:1, :, :2])
+    ]
+    assert torch.autograd.gradcheck(
+        lambda v, xy, a: MultiScaleDeformableAttnFunction.apply(v, spatial, start, xy, a, 64),
+        leaves,
+    )

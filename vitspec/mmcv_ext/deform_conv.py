@@ -3,25 +3,26 @@ kernel, which reads offsets and masks in mmcv's layout ((y, x) per kernel tap an
 group); gradients by recomputation. mmcv's ``columns`` / ``ones`` scratch buffers go unused."""
 
 import torch
+import torchvision
 
 from .recompute import full_precision, write_gradients
 
 
 def _deform_conv(stride, padding, dilation, groups, deform_groups):
+    """torchvision's deformable convolution, which reads the (deformable) groups off the shapes
+    of the weight and the offset: they must be the ones mmcv was given."""
+
     def conv(input, weight, offset, mask=None, bias=None):
-        use_mask = mask is not None
-        return torch.ops.torchvision.deform_conv2d(
-            input,
-            weight,
-            offset,
-            mask if use_mask else input.new_zeros(0),
-            bias if bias is not None else input.new_zeros(weight.size(0)),
-            *stride,
-            *padding,
-            *dilation,
-            groups,
-            deform_groups,
-            use_mask,
+        if input.size(1) != groups * weight.size(1):
+            raise ValueError(
+                f'{input.size(1)} input channels are not {groups} groups of {weight.size(1)}'
+            )
+        if offset.size(1) != deform_groups * 2 * weight.size(2) * weight.size(3):
+            raise ValueError(
+                f'{offset.size(1)} offset channels are not {deform_groups} deformable groups'
+            )
+        return torchvision.ops.deform_conv2d(
+            input, offset, weight, bias, stride, padding, dilation, mask
         )
 
     return conv
