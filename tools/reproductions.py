@@ -68,7 +68,7 @@ def main(argv=None) -> int:
         print('\n'.join(problems) or f'{len(ledger["rows"])} rows match their configs')
         status = int(bool(problems))
     if args.compare:
-        text, compared = compare(ledger, args.compare)
+        text, compared = compare(ledger, args.compare, root)
         print(text)
         status = max(status, int(not compared))
         if not args.check_doc:

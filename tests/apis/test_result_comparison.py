@@ -168,3 +168,45 @@ def test_the_dump_of_a_ledger_config_holds_every_protocol_field_of_its_row(tmp_p
         f'{row["value"]:.2f}',
         '47.50',
     ]
+
+
+def nyu_row(ledger):
+    return next(
+        r for r in ledger['rows'] if r['metric'] == 'RMSE' and r['config'].startswith('configs/nyu')
+    )
+
+
+def run_of(tmp_path, row, options):
+    """A tools/test.py run of the row's config with ``options``: its dump and result."""
+    wd = work_dir(tmp_path, test={'rmse': 0.41, 'abs_rel': 0.1})
+    (wd / 'seg_x.py').unlink()
+    cfg = Config.fromfile(ROOT / row['config'])
+    cfg.merge_from_dict(options)
+    cfg.dump(wd / Path(row['config']).name)
+    return wd
+
+
+def test_a_run_on_other_data_or_a_subset_is_not_claimed_for_the_row(tmp_path):
+    """test.py with data_root=data/demo/nyu test_dataloader.dataset.indices=2 was printed as
+    'measured' for the NYU row."""
+    ledger = load_ledger()
+    row = nyu_row(ledger)
+    options = {'test_dataloader.dataset.data_root': 'data/demo/nyu'}
+    options['test_dataloader.dataset.indices'] = 2
+    wd = run_of(tmp_path, row, options)
+    text, compared = compare(ledger, [wd])
+    assert not compared
+    assert 'no run matched a ledger row' in text
+    [line] = [line for line in text.splitlines() if row['id'] in line]
+    assert line.startswith(f'{wd}: {row["id"]}: not comparable: the run evaluated other data ')
+    assert "test_dataloader.dataset.data_root = 'data/demo/nyu', the row's config: " in line
+    assert "test_dataloader.dataset.indices = 2, the row's config: '<absent>'" in line
+
+
+def test_a_run_on_the_rows_data_is_compared(tmp_path):
+    ledger = load_ledger()
+    row = nyu_row(ledger)
+    wd = run_of(tmp_path, row, {'test_dataloader.batch_size': 1})
+    text, _ = compare(ledger, [wd])
+    assert 'not comparable' not in text
+    assert cells(text.splitlines()[1])[:2] == ['work', row['id']]

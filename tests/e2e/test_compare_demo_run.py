@@ -41,13 +41,19 @@ def load(name, path):
     return module
 
 
-def toy_ledger(root):
-    """A checkout holding only a one-row ledger for the demo config, and that config."""
+def toy_ledger(root, data):
+    """A checkout holding only a one-row ledger for the demo config, and that config (with its
+    _base_ files) reading its data from ``data``: the row's data, which --compare checks."""
     (root / 'configs' / 'demo').mkdir(parents=True)
     shared = {'datasets': ['demo'], 'sources': {'toy': 'a toy source'}}
     (root / 'configs' / 'reproductions.yaml').write_text(yaml.safe_dump(shared))
     (root / 'configs' / 'demo' / 'reproductions.yaml').write_text(yaml.safe_dump({'rows': [ROW]}))
-    shutil.copy(ROOT / CONFIG, root / 'configs' / 'demo')
+    shutil.copytree(ROOT / 'configs' / '_base_', root / 'configs' / '_base_')
+    config = root / CONFIG
+    shutil.copy(ROOT / CONFIG, config)
+    with config.open('a') as f:
+        for split in ('train', 'val', 'test'):
+            f.write(f"{split}_dataloader = dict(dataset=dict(data_root='{data}'))\n")
     return root / 'configs' / 'reproductions.yaml'
 
 
@@ -76,7 +82,10 @@ def test_compare_prints_published_measured_and_difference_of_a_demo_run(tmp_path
 
     tool = load('reproductions_tool', ROOT / 'tools' / 'reproductions.py')
     assert (
-        tool.main(['--ledger', str(toy_ledger(tmp_path / 'checkout')), '--compare', str(work)]) == 0
+        tool.main(
+            ['--ledger', str(toy_ledger(tmp_path / 'checkout', data)), '--compare', str(work)]
+        )
+        == 0
     )
     out = capsys.readouterr().out.splitlines()
     assert re.split(r'\s{2,}', out[-1]) == [
