@@ -1,7 +1,7 @@
-# dpt_vit-g14-dinov2_8xb2-38k_nyu-416x544.py with a working gradient loss: the per-sample spatial
+# dpt_vit-g14-dinov2_1xb2-38k_nyu-416x544.py with a working gradient loss: the per-sample spatial
 # gradient-matching loss (MegaDepth) that DINOv2's released GradientLoss meant to compute. Not
 # a reproduction: it trains a different objective than the published numbers.
-_base_ = ['./dpt_vit-g14-dinov2_8xb2-38k_nyu-416x544.py']
+_base_ = ['./dpt_vit-g14-dinov2_1xb2-38k_nyu-416x544.py']
 model = dict(
     decode_head=dict(
         loss_decode=[

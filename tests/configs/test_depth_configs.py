@@ -18,7 +18,7 @@ from tests.utils import ROOT, schedule_trace
 ALL = sorted(
     p.relative_to(ROOT) for d in ('nyu', 'kitti') for p in (ROOT / 'configs' / d).glob('*.py')
 )
-REPRO = [p for p in ALL if '-dinov2_8xb2' in p.name]
+REPRO = [p for p in ALL if '-dinov2_1xb2' in p.name]
 FIXED = [p for p in ALL if '_gradloss-fixed_' in p.name]
 DINOV3 = [p for p in ALL if '-dinov3_' in p.name]  # tests/configs/test_dinov3_configs.py
 QUIRK = [p for p in ALL if '_train-mode-quirk_' in p.name]  # test_linear_probe_train_mode.py
@@ -39,8 +39,8 @@ def test_the_grid_is_complete():
         for size in 'sbgl':
             for head in ('lin1', 'lin4', 'dpt'):
                 for tag in ('', '_gradloss-fixed'):
-                    assert f'{head}_vit-{size}14-dinov2{tag}_8xb2-38k_{ds}-{crop}.py' in names
-    spec = {'lin4_vit-s14-dinov2-spec_8xb2-38k_nyu-416x544.py'}
+                    assert f'{head}_vit-{size}14-dinov2{tag}_1xb2-38k_{ds}-{crop}.py' in names
+    spec = {'lin4_vit-s14-dinov2-spec_1xb2-38k_nyu-416x544.py'}
     dinov3 = {
         f'linear_vit-{size}-dinov3_bnhead_8xb2-38k_nyu-416x544.py'
         for size in ('s16', 's16plus', 'b16', 'l16', 'h16plus', '7b16')
@@ -167,3 +167,13 @@ def test_schedule_is_mmcv_cosine_with_linear_warmup_and_one_cycle_momentum():
             checked += 1
     assert checked > 390
     assert mmcv_lr(12800) == pytest.approx(0.75e-4)  # the peak lr of the published schedule
+
+
+@pytest.mark.parametrize('path', REPRO + FIXED, ids=str)
+def test_total_batch_is_the_hosted_configs_one_gpu_of_two_images(path):
+    """DINOv2's hosted depth configs (the NYU DPT dump, the KITTI linear copy) end with gpu_ids =
+    range(0, 1) and samples_per_gpu=2: the name and auto_scale_lr say 1 x 2."""
+    cfg = Config.fromfile(ROOT / path)
+    gpus, batch = (int(n) for n in path.name.split('_')[-2].split('-')[0].split('xb'))
+    assert (gpus, batch) == (1, cfg.train_dataloader.batch_size) == (1, 2)
+    assert cfg.auto_scale_lr == dict(enable=False, base_batch_size=gpus * batch)
