@@ -105,19 +105,19 @@ def test_sigmoid_focal_loss_matches_torchvision_and_mmdet(gamma, alpha, torchvis
 
 def test_sigmoid_focal_loss_class_weight_and_mean(torchvision_kernels):
     logits, target = focal_inputs(seed=3)
-    target = target.clamp(max=5)
-    weight = torch.rand(6)
+    logits, target = logits.double(), target.clamp(max=5)
+    weight = torch.rand(6, dtype=torch.float64)
     x = logits.clone().requires_grad_()
     loss = sigmoid_focal_loss(x, target, 2.0, 0.25, weight, 'mean')
     loss.backward()
     y = logits.clone().requires_grad_()
     per_element = torchvision.ops.sigmoid_focal_loss(
-        y, torch.nn.functional.one_hot(target, 6).float(), alpha=0.25, gamma=2.0
+        y, torch.nn.functional.one_hot(target, 6).double(), alpha=0.25, gamma=2.0
     )
     ref = (per_element * weight[target][:, None]).sum() / len(target)
     ref.backward()
-    torch.testing.assert_close(loss, ref)
-    torch.testing.assert_close(x.grad, y.grad, rtol=1e-4, atol=1e-7)
+    torch.testing.assert_close(loss, ref, rtol=1e-9, atol=1e-12)
+    torch.testing.assert_close(x.grad, y.grad, rtol=1e-9, atol=1e-12)
 
 
 def test_sigmoid_focal_loss_weight_with_background_is_refused(torchvision_kernels):
