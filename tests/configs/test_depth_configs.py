@@ -40,7 +40,11 @@ def test_the_grid_is_complete():
             for head in ('lin1', 'lin4', 'dpt'):
                 for tag in ('', '_gradloss-fixed'):
                     assert f'{head}_vit-{size}14-dinov2{tag}_1xb2-38k_{ds}-{crop}.py' in names
-    spec = {'lin4_vit-s14-dinov2-spec_1xb2-38k_nyu-416x544.py'}
+    spec = {'lin4_vit-s14-dinov2-spec_1xb2-38k_nyu-416x544.py'} | {  # arXiv 2602.08626's ViT-L
+        f'lin4_vit-l14-dinov2-{kind}_1xb2-38k_{ds}-{crop}.py'
+        for kind in ('plain', 'spec')
+        for ds, crop in (('nyu', '416x544'), ('kitti', '352x704'))
+    }
     dinov3 = {
         f'linear_vit-{size}-dinov3_bnhead_8xb2-38k_nyu-416x544.py'
         for size in ('s16', 's16plus', 'b16', 'l16', 'h16plus', '7b16')

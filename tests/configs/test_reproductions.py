@@ -60,6 +60,30 @@ def test_the_ledger_holds_every_promised_result(row_id):
     assert row_id in ROWS
 
 
+def test_the_seeds_vit_l_specialization_results_are_rows_with_their_twins():
+    """The specialization summary's ViT-L numbers (ADE20K 46.2 -> 48.4, Cityscapes 65.2 ->
+    67.4 mIoU), plain and specialized twins; its depth claims as rows without a value."""
+    published = {
+        'spec2602-ade20k-lin-vitl14-plain': 46.2,
+        'spec2602-ade20k-lin-vitl14-spec': 48.4,
+        'spec2602-cityscapes-lin-vitl14-plain': 65.2,
+        'spec2602-cityscapes-lin-vitl14-spec': 67.4,
+        **{
+            f'spec2602-{d}-lin4-vitl14-{k}': NOT_FOUND
+            for d in ('nyu', 'kitti')
+            for k in ('plain', 'spec')
+        },
+    }
+    for row_id, value in published.items():
+        row = ROWS[row_id]
+        assert row['value'] == value and '2602.08626' in row['paper'], row_id
+        assert row.get('value_source', 'spec2602-summary') == 'spec2602-summary'
+        technique = row['config'].split('-dinov2-')[1].split('_')[0]
+        assert technique == row_id.rsplit('-', 1)[1] and 'vit-l14' in row['config']
+        plain, spec = (row['config'].replace(f'-{technique}_', f'-{k}_') for k in ('plain', 'spec'))
+        assert {plain, spec} <= {r['config'] for r in LEDGER['rows']}
+
+
 def test_the_layer_specialization_comparison_is_in_the_ledger():
     rows = [r for r in LEDGER['rows'] if '2602.08626' in r['paper']]
     configs = {r['config'] for r in rows}
