@@ -6,6 +6,7 @@ from .dataset_report import DatasetReportHook
 from .empty_dataset_check import EmptyDatasetCheckHook
 from .finite_loss import FiniteLossOptimWrapper
 from .finite_loss_amp import FiniteLossAmpOptimWrapper
+from .iteration_seed import IterationSeedHook
 from .layer_decay import LayerDecayOptimWrapperConstructor
 from .linear_probe import BackboneNotFrozenError, LinearProbeHook
 from .mask_annealing import MaskAnnealingHook
@@ -30,6 +31,7 @@ __all__ = [
     'EvalProgressBarHook',
     'FiniteLossAmpOptimWrapper',
     'FiniteLossOptimWrapper',
+    'IterationSeedHook',
     'LayerDecayOptimWrapperConstructor',
     'LinearProbeHook',
     'MaskAnnealingHook',

@@ -6,6 +6,7 @@ leaves the mismatched weights at their random init and only prints the keys, and
 fails later on the optimizer's parameter groups without naming the file.
 """
 
+import copy
 import os.path as osp
 import re
 from collections import OrderedDict
@@ -18,6 +19,7 @@ from vitspec.checkpoints.mismatch import FEW, describe_mismatch, find_mismatch
 from vitspec.errors import CheckpointError
 
 from .config_typos import check_config_keys
+from .iteration_seed import IterationSeedHook
 from .resume_checkpoint import checkpoint_to_resume
 
 MODULE_PREFIX = [(r'^module\.', '')]  # mmengine's default revise_keys: DDP's wrapper prefix
@@ -82,12 +84,15 @@ class StrictLoadRunner(Runner):
 
     Also: a config key that is a typo stops the run before it is built (``check_config_keys``),
     and resuming a work dir with nothing to resume stops naming what the folder holds, where a
-    copied work dir resumes from its own files (``checkpoint_to_resume``)."""
+    copied work dir resumes from its own files (``checkpoint_to_resume``); and each training
+    iteration draws from torch's generators seeded from (seed, iteration)
+    (``IterationSeedHook``, added to ``custom_hooks`` where the config has none), so that a
+    resumed run trains as the uninterrupted one."""
 
     @classmethod
     def from_cfg(cls, cfg):
         check_config_keys(cfg)
-        return super().from_cfg(cfg)
+        return super().from_cfg(with_iteration_seed(cfg))
 
     def load_or_resume(self) -> None:
         if self._resume and self._load_from is None and not self._has_loaded:
@@ -105,3 +110,15 @@ class StrictLoadRunner(Runner):
         if not strict or partial:
             return super().load_checkpoint(filename, map_location, False, revise_keys)
         return load_checkpoint_strict(self, filename, map_location, revise_keys)
+
+
+def with_iteration_seed(cfg):
+    """``cfg`` with an IterationSeedHook in ``custom_hooks`` (a copy; ``cfg`` itself when it has
+    one already)."""
+    hooks = list(cfg.get('custom_hooks') or [])
+    name = IterationSeedHook.__name__
+    if any(isinstance(h, dict) and h.get('type') in (name, IterationSeedHook) for h in hooks):
+        return cfg
+    cfg = copy.deepcopy(cfg)
+    cfg.custom_hooks = [*hooks, dict(type=name)]
+    return cfg
