@@ -5,7 +5,8 @@ tools/test.py evaluates the published head without training.
 The model is built from the config; its backbone loads the config's pretrained checkpoint (or
 ``backbone``) as training would (SpecViT.init_weights; a ViTAdapter's is its ``vit``'s), its head
 the converted released weights, both strictly; a released trained adapter (DINOv3's) fills the
-ViTAdapter's own modules, strictly too. The file holds the model's whole state dict.
+ViTAdapter's own modules, strictly too, and one that holds its ViT (DINOv2's, ViT-Adapter's) the
+ViT as well. The file holds the model's whole state dict.
 """
 
 import os.path as osp
@@ -14,7 +15,11 @@ from mmengine.registry import MODELS, init_default_scope
 
 from vitspec.checkpoints import load_state_dict_strict
 from vitspec.checkpoints.dinov3_m2f import FROZEN_VIT_PREFIX
-from vitspec.checkpoints.head_formats import convert_adapter_state_dict, convert_head_state_dict
+from vitspec.checkpoints.head_formats import (
+    ADAPTER_WITH_VIT,
+    convert_adapter_state_dict,
+    convert_head_state_dict,
+)
 from vitspec.errors import CheckpointError
 from vitspec.fileio import atomic_torch_save, safe_torch_load
 
@@ -83,7 +88,10 @@ def convert_head_file(
     adapter = convert_adapter_state_dict(sd, fmt, backbone_type, model.backbone.state_dict())
     if adapter is not None:
         load_state_dict_strict(model.backbone, adapter, source=src)
-        others = [k for k in others if k.startswith(FROZEN_VIT_PREFIX)]
+        if fmt in ADAPTER_WITH_VIT:  # its ViT too: the file's backbone is all used
+            others = [k for k in others if not k.startswith('backbone.')]
+        else:
+            others = [k for k in others if k.startswith(FROZEN_VIT_PREFIX)]
     meta = dict(
         head_source=osp.basename(src),
         head_format=fmt,
