@@ -22,12 +22,15 @@ from tests.checkpoints.dinov3_m2f_reference import (
     _linear,
     _mha,
     _norm,
+    batch_norm,
     deform_attn,
+    extractor,
     grid_centres,
     group_norm,
     layer_norm,
     lin,
     sine_position,
+    spatial_prior,
 )
 
 HEAD = 'decode_head.'
@@ -225,3 +228,72 @@ def adapter_layout(dim, inplanes, heads, interactions, points=4, ratio=0.5, cffn
     for i in range(1, 5):
         out.update(_bn(f'norm{i}', dim))
     return out
+
+
+def vit_block(sd, p, x, heads):
+    """vit.py's Block with LayerScale: pre-norm (LayerNorm eps 1e-6) attention and MLP."""
+    b, n, c = x.shape
+    h = layer_norm(sd, p + 'norm1', x, eps=1e-6)
+    q, k, v = lin(sd, p + 'attn.qkv', h).reshape(b, n, 3, heads, c // heads).permute(2, 0, 3, 1, 4)
+    attn = ((q @ k.transpose(-2, -1)) * (c // heads) ** -0.5).softmax(-1)
+    x = x + sd[p + 'gamma1'] * lin(sd, p + 'attn.proj', (attn @ v).transpose(1, 2).reshape(b, n, c))
+    h = layer_norm(sd, p + 'norm2', x, eps=1e-6)
+    return x + sd[p + 'gamma2'] * lin(sd, p + 'mlp.fc2', F.gelu(lin(sd, p + 'mlp.fc1', h)))
+
+
+def injector(sd, p, x, c, ref, shapes, heads, points):
+    query = layer_norm(sd, p + 'query_norm', x, eps=1e-6)
+    feat = layer_norm(sd, p + 'feat_norm', c, eps=1e-6)
+    return x + sd[p + 'gamma'] * deform_attn(
+        sd, p + 'attn.', query, ref, feat, shapes, heads, points
+    )
+
+
+def vit_adapter(released: dict, image, groups, patch, heads, vit_heads, points=4):
+    """ViTAdapter.forward (vit_adapter.py, use_cls, InteractionBlockWithCls): the 4 maps, finest
+    first. ``groups``: the interaction indexes ([first, last] block of each)."""
+    sd = {k[len(BACKBONE) :]: v for k, v in released.items() if k.startswith(BACKBONE)}
+    b, _, hi, wi = image.shape
+    c1, c2, c3, c4 = spatial_prior(sd, image)
+    dim = c1.shape[1]
+    levels = [
+        c.flatten(2).transpose(1, 2) + sd['level_embed'][i] for i, c in enumerate((c2, c3, c4))
+    ]
+    c = torch.cat(levels, 1)
+    h_c, w_c = hi // 16, wi // 16
+    ht, wt = hi // patch, wi // patch
+    x = F.conv2d(image, sd['patch_embed.proj.weight'], sd['patch_embed.proj.bias'], stride=patch)
+    x = x.flatten(2).transpose(1, 2)
+    pos = sd['pos_embed']
+    grid = int(round((pos.shape[1] - 1) ** 0.5))
+    table = pos[:, 1:].reshape(1, grid, grid, -1).permute(0, 3, 1, 2)
+    table = F.interpolate(table, size=(ht, wt), mode='bicubic', align_corners=False)
+    x = x + table.reshape(1, dim, ht * wt).permute(0, 2, 1)
+    cls = (sd['cls_token'] + pos[:, :1]).expand(b, -1, -1)
+    c_shapes = [(hi // 8, wi // 8), (hi // 16, wi // 16), (hi // 32, wi // 32)]
+    ref_vit = grid_centres([(ht, wt)])[:, :, None].expand(b, -1, 3, -1)
+    ref_c = grid_centres(c_shapes)[:, :, None].expand(b, -1, 1, -1)
+    outs = []
+    for i, (first, last) in enumerate(groups):
+        x = injector(sd, f'interactions.{i}.injector.', x, c, ref_vit, c_shapes, heads, points)
+        tokens = torch.cat((cls, x), 1)
+        for j in range(first, last + 1):
+            tokens = vit_block(sd, f'blocks.{j}.', tokens, vit_heads)
+        cls, x = tokens[:, :1], tokens[:, 1:]
+        extra = f'interactions.{i}.extra_extractors.'
+        names = [f'interactions.{i}.extractor.']
+        names += [f'{extra}{j}.' for j in range(2) if f'{extra}{j}.ffn.fc1.weight' in sd]
+        for p in names:
+            c = extractor(sd, p, c, x, ref_c, (ht, wt), heads, points, h_c, w_c)
+        outs.append(x.transpose(1, 2).reshape(b, dim, ht, wt))
+    n2, n3 = levels[0].shape[1], levels[1].shape[1]
+    c2 = c[:, :n2].transpose(1, 2).reshape(b, dim, 2 * h_c, 2 * w_c)
+    c3 = c[:, n2 : n2 + n3].transpose(1, 2).reshape(b, dim, h_c, w_c)
+    c4 = c[:, n2 + n3 :].transpose(1, 2).reshape(b, dim, h_c // 2, w_c // 2)
+    c1 = F.conv_transpose2d(c2, sd['up.weight'], sd['up.bias'], stride=2) + c1
+    sizes = ((4 * h_c, 4 * w_c), (2 * h_c, 2 * w_c), (h_c, w_c), (h_c // 2, w_c // 2))
+    maps = [
+        m + F.interpolate(v, size=s, mode='bilinear', align_corners=False)
+        for m, v, s in zip((c1, c2, c3, c4), outs, sizes)
+    ]
+    return [batch_norm(sd, f'norm{i}', m) for i, m in enumerate(maps, 1)]

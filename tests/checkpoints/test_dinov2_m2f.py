@@ -166,3 +166,31 @@ def test_a_beit_adapter_is_refused_naming_its_keys():
     sd['blocks.0.attn.relative_position_bias_table'] = torch.zeros(3, 2)
     with pytest.raises(CheckpointError, match='relative_position_bias_table'):
         from_dinov2_adapter(sd)
+
+
+PATCH14 = dict(VIT, img_size=224, patch_size=14)  # tokens 16 x 16, adapter maps at H / 16
+GROUPS = [[0, 0], [1, 1], [2, 2], [3, 3]]
+
+
+def test_the_adapter_maps_equal_the_reference():
+    """The converted ViT-Adapter (injectors, its ViT's blocks with the CLS token between them,
+    extractors, extra extractors) gives DINOv2's four maps, at a patch size of 14 (the ViT's
+    16 x 16 tokens beside maps at strides of 16): the converted ViT-g's layout, at toy width.
+    At its pretraining grid, the position table is used as it is in both."""
+    layout = ref.vit_layout(32, 4, 128, 14, 16) | ref.adapter_layout(32, 8, 2, len(GROUPS))
+    sd = synthetic(layout, ref.BACKBONE, seed=3)
+    ours = ViTAdapter(vit=PATCH14, **dict(ADAPTER, interaction_indexes=GROUPS))
+    state = convert_adapter_state_dict(sd, 'dinov2', 'ViTAdapter', ours.state_dict())
+    load_state_dict_strict(ours, state, source='released')
+    image = torch.randn(2, 3, 224, 224, generator=torch.Generator().manual_seed(4))
+    with torch.no_grad():
+        got = ours.eval()(image)
+        want = ref.vit_adapter(sd, image, GROUPS, 14, heads=2, vit_heads=2)
+    assert [tuple(m.shape) for m in got] == [tuple(m.shape) for m in want]
+    for i, (a, b) in enumerate(zip(got, want)):
+        torch.testing.assert_close(a, b, atol=2e-5, rtol=1e-4, msg=f'map {i}')
+    # the comparison sees the ViT inside: its LayerScale of one block, doubled, moves the maps
+    sd['backbone.blocks.2.gamma1'] = sd['backbone.blocks.2.gamma1'] * 2
+    with torch.no_grad():
+        moved = ref.vit_adapter(sd, image, GROUPS, 14, heads=2, vit_heads=2)
+    assert not torch.allclose(moved[0], want[0], atol=1e-3)
