@@ -41,6 +41,14 @@ ViT comes from the converted backbone:
         work_dirs/released/dinov3-ade20k-m2f-vit7b16.pth --format dinov3 --head-config \
         configs/ade20k/mask2former_vit-7b16-dinov3_dinov3-adapter_8xb2-20k_ade20k-896x896.py
 
+DINOv2's released ADE20K segmentor (ViT-g/14 + ViT-Adapter + Mask2Former, an mmseg 0.x file of
+ViT-Adapter's code holding its ViT, adapter and head) converts with ``--format dinov2`` into the
+ViT-g adapter config; ViT-Adapter's own ViT-based Mask2Former checkpoints convert the same way:
+
+    python tools/convert_checkpoint.py dinov2_vitg14_ade20k_m2f.pth \
+        work_dirs/released/dinov2-ade20k-m2f-vitg14.pth --format dinov2 --head-config \
+        configs/ade20k/mask2former_vit-g14-dinov2_vit-adapter_16xb1-80k_ade20k-896x896.py
+
 A released EoMT checkpoint (tue-mps/eomt, Hugging Face ``pytorch_model.bin``, DINOv2 configs)
 becomes a checkpoint of our EoMT segmentor (``network.*``), its ``meta['backbone_cfg']`` and
 ``meta['eomt_cfg']`` (num_classes, num_queries, num_blocks) read off the weights:
