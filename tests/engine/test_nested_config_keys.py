@@ -109,3 +109,14 @@ def test_the_run_stops_before_it_is_built():
         check_config_keys(cfg)
     assert "did you mean 'mode'?" in str(raised.value)
     assert "did you mean 'iou_metrics'?" in str(raised.value)
+
+
+def test_a_two_stage_detectors_test_and_train_cfg_are_checked():
+    """mmdet reads rcnn.score_thr with a default nowhere: a typo kept its 0.05 silently."""
+    [problem] = errors(DET, **{'model.test_cfg.rcnn.score_thres': 0.3})
+    assert problem == (
+        "model.test_cfg.rcnn.score_thres: MaskRCNN (test_cfg).rcnn does not read 'score_thres'; "
+        "did you mean 'score_thr'?"
+    )
+    [problem] = errors(DET, **{'model.train_cfg.rpn_proposals': dict(nms_pre=10)})
+    assert "did you mean 'rpn_proposal'?" in problem

@@ -10,6 +10,8 @@ unknown option is a bare TypeError. Checked here, each with the key meant:
   EncoderDecoder and its subclasses, ours and EoMT included, DepthEstimator): its keys,
   ``mode``'s value, and ``crop_size`` / ``stride`` for sliding windows;
 - ``train_cfg`` of a MaskFormer / Mask2Former head (``model.decode_head``, ``model.panoptic_head``);
+- a two-stage detector's ``model.test_cfg`` / ``model.train_cfg`` (``rpn``, ``rpn_proposal``,
+  ``rcnn`` and their keys: ``rcnn.score_thres`` was a silently ignored typo of ``score_thr``);
 - ``val_evaluator`` / ``test_evaluator``: each metric's options against its constructor;
 - ``train_cfg`` / ``val_cfg`` / ``test_cfg`` (the loops): their options against the loop's.
 """
@@ -17,6 +19,7 @@ unknown option is a bare TypeError. Checked here, each with the key meant:
 import inspect
 
 from mmdet.models.dense_heads import MaskFormerHead
+from mmdet.models.detectors import TwoStageDetector
 from mmengine.evaluator import BaseMetric
 from mmengine.registry import LOOPS, METRICS, MODELS
 from mmseg.models.segmentors import DepthEstimator, EncoderDecoder
@@ -33,6 +36,17 @@ MASK_HEAD_TRAIN_CFG = ('assigner', 'sampler', 'num_points', 'oversample_ratio')
 MASK_HEAD_TRAIN_CFG += ('importance_sample_ratio',)
 REGISTRY_KEYS = ('type', '_scope_')  # read by the registry, not the constructor
 LOOP_KEYS = (*REGISTRY_KEYS, 'by_epoch')  # and by_epoch by the Runner
+# what mmdet 3.3's TwoStageDetector, RPNHead / AnchorHead, StandardRoIHead, BBoxHead and
+# FCNMaskHead read of a two-stage detector's test_cfg / train_cfg
+_PROPOSALS = ('nms_pre', 'max_per_img', 'nms', 'min_bbox_size', 'score_thr')
+TWO_STAGE_CFG = dict(
+    test_cfg=dict(rpn=_PROPOSALS, rcnn=('score_thr', 'nms', 'max_per_img', 'mask_thr_binary')),
+    train_cfg=dict(
+        rpn=('assigner', 'sampler', 'allowed_border', 'pos_weight', 'debug'),
+        rpn_proposal=_PROPOSALS,
+        rcnn=('assigner', 'sampler', 'pos_weight', 'mask_size', 'debug'),
+    ),
+)
 DEFAULT_LOOPS = dict(
     train_cfg=('EpochBasedTrainLoop', 'IterBasedTrainLoop'), val_cfg='ValLoop', test_cfg='TestLoop'
 )
@@ -46,6 +60,7 @@ def nested_key_errors(cfg) -> list:
     if isinstance(model, dict):
         problems += segmentor_test_cfg_errors(model, scope)
         problems += mask_head_train_cfg_errors(model, scope)
+        problems += detector_cfg_errors(model, scope)
     for name in ('val_evaluator', 'test_evaluator'):
         problems += evaluator_errors(name, cfg.get(name), scope)
     for name in DEFAULT_LOOPS:
@@ -108,6 +123,28 @@ def segmentor_test_cfg_errors(model: dict, scope) -> list:
 
 def _runs_encoder_decoder_inference(cls) -> bool:
     return issubclass(cls, (EncoderDecoder, DepthEstimator))  # EoMT: an EncoderDecoder too
+
+
+def detector_cfg_errors(model: dict, scope) -> list:
+    cls = _resolve(MODELS, model, scope)
+    if cls is None or not issubclass(cls, TwoStageDetector):
+        return []
+    problems = []
+    for name, parts in TWO_STAGE_CFG.items():
+        cfg = model.get(name)
+        if not isinstance(cfg, dict):
+            continue
+        owner = f'{cls.__name__} ({name})'
+        for part, value in cfg.items():
+            if part not in parts:
+                problems.append(_unknown(f'model.{name}', part, parts, owner))
+            elif isinstance(value, dict):
+                problems += [
+                    _unknown(f'model.{name}.{part}', key, parts[part], f'{owner}.{part}')
+                    for key in value
+                    if key not in parts[part]
+                ]
+    return problems
 
 
 def mask_head_train_cfg_errors(model: dict, scope) -> list:
