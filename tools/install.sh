@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent set-up of the vitspec virtual environment: torch, torchvision and mmcv, then vitspec
 # itself in editable mode with the extras test and tensorboard. No compiler is needed: mmcv is
-# built from its source without its C++/CUDA ops (a minute, pure Python) and its ops run on
+# built from its source without its C++/CUDA ops (seconds, pure Python) and its ops run on
 # vitspec's PyTorch / torchvision kernels (vitspec/mmcv_ext, installed as mmcv._ext).
 #   tools/install.sh                  from the package registry (what CI and tools/demo.sh run)
 #   tools/install.sh --mmcv-ops       mmcv with its compiled ops instead (about 30 minutes on 2

@@ -15,8 +15,7 @@ from mmengine.structures import InstanceData
 
 import vitspec  # noqa: F401  (registers)
 from tests.utils import ROOT
-from vitspec.engine import FiniteLossAmpOptimWrapper
-from vitspec.engine import mmcv_autocast
+from vitspec.engine import FiniteLossAmpOptimWrapper, mmcv_autocast
 from vitspec.engine.mmcv_autocast import (
     FLOAT32_ONLY_OPS,
     float32_only_functions,
