@@ -184,3 +184,21 @@ def test_window_attention_blocks_and_non_divisible_input():
     assert sizes == [3, 3, 0, 3, 3, 0]
     assert features(model, torch.randn(1, 3, 40, 56))[1].shape == (1, 64, 5, 7)
     assert model.get_layer_depth('backbone.blocks.2.attn.qkv.weight', 'backbone.')[0] == 3
+
+
+def test_skip_connections_removed_in_the_blocks_asked_for():
+    from vitspec.models import SpecViT
+
+    toy = dict(img_size=32, patch_size=8, embed_dims=32, num_layers=6, num_heads=2)
+    model = SpecViT(**toy, skip=dict(attn=False, blocks='first_half'))
+    assert [b.skip_attn for b in model.blocks] == [False] * 3 + [True] * 3
+    assert all(b.skip_mlp for b in model.blocks)
+    model = SpecViT(**toy, skip=dict(mlp=False, blocks=[-1]))
+    assert [b.skip_mlp for b in model.blocks] == [True] * 5 + [False]
+    plain = SpecViT(**toy, skip=True)
+    assert all(b.skip_attn and b.skip_mlp for b in plain.blocks)
+    assert plain.state_dict().keys() == model.state_dict().keys()
+    with pytest.raises(TypeError, match="unknown option 'atn'; did you mean 'attn'"):
+        SpecViT(**toy, skip=dict(atn=False))
+    with pytest.raises(ValueError, match='stochastic depth'):
+        SpecViT(**toy, skip=dict(attn=False), drop_path_rate=0.1)

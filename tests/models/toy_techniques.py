@@ -29,6 +29,10 @@ TECHNIQUES = {
     'rel_pos_table': dict(rel_pos_bias='table', img_size=(32, 40), layer_scale_init=1e-5),
     'specialized_lora_layer_scale': dict(layer_scale_init=1e-5, specialize=dict(lora_rank=4)),
     'specialized_no_layer_scale': dict(specialize=dict(qkv_blocks=(0,))),
+    'no_attention_skip': dict(skip=dict(attn=False), layer_scale_init=1e-5),
+    'no_mlp_skip_specialized': dict(
+        skip=dict(mlp=False, blocks=(0, 1)), specialize=dict(), layer_scale_init=1e-2
+    ),
 }
 
 

@@ -23,6 +23,9 @@ class Block(nn.Module):
     layout.num_cls)`` (`LayerNorm` or a SpecializedLayerNorm; `LayerScale` or a
     SpecializedLayerScale, None: none). ``query_norm1`` / ``query_ls1`` / ``query_norm2`` /
     ``query_ls2``: None, or the query tokens' copies (`query_parts.attach_query_parts`).
+
+    ``skip_attn`` / ``skip_mlp``: False removes that stage's skip connection, for the ablations
+    of "Always Skip Attention" (2505.01996): the stage then outputs its branch alone.
     """
 
     def __init__(
@@ -33,8 +36,16 @@ class Block(nn.Module):
         norm_layer: Callable[[int], nn.Module] = LayerNorm,
         ls_layer: Optional[Callable[[int], nn.Module]] = None,
         drop_path: float = 0.0,
+        skip_attn: bool = True,
+        skip_mlp: bool = True,
     ):
         super().__init__()
+        if drop_path > 0 and not (skip_attn and skip_mlp):
+            raise ValueError(
+                'drop path with a skip connection removed: stochastic depth drops a residual '
+                'branch, and a stage without its skip connection has no residual to keep'
+            )
+        self.skip_attn, self.skip_mlp = skip_attn, skip_mlp
         ls_layer = ls_layer or (lambda _: NoLayerScale())
         self.norm1 = norm_layer(dim)
         self.attn = _build(attn_layer, dim)
@@ -47,10 +58,23 @@ class Block(nn.Module):
         self.query_norm1 = self.query_ls1 = self.query_norm2 = self.query_ls2 = None
 
     def forward(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()) -> torch.Tensor:
+        return self.mlp_stage(self.attention_stage(x, layout), layout)
+
+    def attention_stage(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()):
+        """The tokens after the attention and its skip connection (the first half of forward)."""
         y = self.attn(_part(self.norm1, self.query_norm1, x, layout), layout)
-        x = x + self.drop_path1(_part(self.ls1, self.query_ls1, y, layout))
+        y = self.drop_path1(_part(self.ls1, self.query_ls1, y, layout))
+        return x + y if self.skip_attn else y
+
+    def mlp_stage(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()):
+        """The tokens after the MLP and its skip connection (the second half of forward)."""
         y = self.mlp(_part(self.norm2, self.query_norm2, x, layout), layout)
-        return x + self.drop_path2(_part(self.ls2, self.query_ls2, y, layout))
+        y = self.drop_path2(_part(self.ls2, self.query_ls2, y, layout))
+        return x + y if self.skip_mlp else y
+
+    def extra_repr(self) -> str:
+        removed = [n for n, on in (('attn', self.skip_attn), ('mlp', self.skip_mlp)) if not on]
+        return f'skip connection removed: {", ".join(removed)}' if removed else ''
 
 
 def _part(shared: nn.Module, query, x: torch.Tensor, layout: TokenLayout) -> torch.Tensor:

@@ -113,13 +113,15 @@ def build_blocks(
     drop_path_rate: float = 0.0,
     layer_scale_init: Optional[float] = None,
     rel_pos_bias: Optional[str] = None,
+    skip: Optional[dict] = None,
     **common,
 ) -> nn.ModuleList:
     """SpecViT's self-attention blocks. ``layerwise_scaling``: the OpenELM options (per-block
     heads and MLP widths); ``spec``: the merged ``specialize`` options (None: none); blocks not in
     ``global_attn_indexes`` attend within windows when ``window_size``; relative position
     biases are made for the window or, in global blocks, ``patch_grid``; drop-path rates grow
-    linearly to ``drop_path_rate``. ``common``: the `block_parts` options every block shares."""
+    linearly to ``drop_path_rate``; ``skip``: the merged ``skip`` options (None: every skip
+    connection). ``common``: the `block_parts` options every block shares."""
     head_dim = None
     widths = [(num_heads, mlp_hidden)] * num_layers
     if layerwise_scaling:
@@ -132,6 +134,8 @@ def build_blocks(
     spec_blocks = block_set(spec['blocks'], num_layers, 'specialize.blocks')
     qkv_blocks = block_set(spec['qkv_blocks'], num_layers, 'specialize.qkv_blocks')
     global_blocks = block_set(list(global_attn_indexes), num_layers, 'global_attn_indexes')
+    skip = skip or dict(attn=True, mlp=True, blocks=None)
+    skip_blocks = block_set(skip['blocks'], num_layers, 'skip.blocks')
     blocks = nn.ModuleList()
     for i, (heads, hidden) in enumerate(widths):
         window = 0 if i in global_blocks else window_size
@@ -152,7 +156,16 @@ def build_blocks(
             **common,
         )
         drop_path = drop_path_rate * i / max(num_layers - 1, 1)
-        blocks.append(Block(embed_dims, drop_path=drop_path, **parts))
+        without = i in skip_blocks
+        blocks.append(
+            Block(
+                embed_dims,
+                drop_path=drop_path,
+                skip_attn=skip['attn'] or not without,
+                skip_mlp=skip['mlp'] or not without,
+                **parts,
+            )
+        )
     return blocks
 
 

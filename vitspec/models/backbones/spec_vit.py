@@ -40,6 +40,7 @@ TECHNIQUE_ARGS = (
     'layerwise_scaling',
     'token_graying',
     'specialize',
+    'skip',
     'window_size',
     'global_attn_indexes',
     'window_padding',
@@ -58,6 +59,8 @@ SPECIALIZE = dict(
     registers='patch',
 )
 TOKEN_GRAYING = dict(mode='dct', eps=None)
+# every skip connection kept; False for a stage removes its skip in ``blocks``
+SKIP = dict(attn=True, mlp=True, blocks='all')
 # DINOv3's RoPE (facebookresearch/dinov3 dinov3/hub/backbones.py: base 100, 'separate'); the
 # coordinate augmentations act in training mode only and are off unless set (DINOv3
 # pretrained with rescale_coords=2)
@@ -108,6 +111,10 @@ class SpecViT(BaseModule):
       layerwise_scaling: dict(alpha, beta, head_dim, ffn_divisor): OpenELM per-block heads
         and MLP widths, residual width constant.
       token_graying: dict(mode='dct'|'svd', eps): conditions the image before patch embedding.
+      skip: dict(attn, mlp, blocks): attn=False / mlp=False remove that stage's skip
+        connection in ``blocks`` ('all', 'first_third', 'first_half', n or a list), the
+        ablation of "Always Skip Attention" (2505.01996); not with drop_path_rate (no residual
+        branch to drop). The class-attention blocks keep theirs.
       specialize: dict(norm, layer_scale, blocks, qkv_blocks, lora_rank, registers): separate
         CLS parameters for norm1/norm2 (and ls1/ls2) in ``blocks`` and for attn.qkv in
         ``qkv_blocks`` (full, or low-rank with ``lora_rank``); registers go with the 'patch'
@@ -151,6 +158,7 @@ class SpecViT(BaseModule):
         layerwise_scaling: dict = None,
         token_graying: dict = None,
         specialize: dict = None,
+        skip: dict = None,
         window_size: int = 0,
         global_attn_indexes: Sequence[int] = (),
         window_padding: str = 'masked',
@@ -279,6 +287,7 @@ class SpecViT(BaseModule):
             window_padding=window_padding,
             layer_scale_init=layer_scale_init,
             norm_eps=norm_eps,
+            skip=None if skip in (None, True) else merge_options('SpecViT skip', skip, SKIP),
         )
         self.blocks_token_only = (
             nn.ModuleList(
