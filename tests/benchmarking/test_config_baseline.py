@@ -23,7 +23,7 @@ class FakeWorker:
 
     built = []
 
-    def __init__(self, name, config, device, batch, options, mode):
+    def __init__(self, name, config, device, batch, options, mode, *kernels):
         self.name = name
         FakeWorker.built.append(name)
 
