@@ -21,6 +21,10 @@ INCOMPATIBLE = {('cait-xxs24', t) for t in ('specialized', 'specialized_lora', '
 DINOV3 = ('vit-s16', 'vit-s16plus', 'vit-b16', 'vit-l16', 'vit-l16plus', 'vit-h16plus', 'vit-7b16')
 INCOMPATIBLE |= {(f'{b}_dinov3', 'talking_heads') for b in DINOV3}
 INCOMPATIBLE |= {(f'{b}_dinov3', 'class_attention') for b in DINOV3 if 'plus' in b or '7b' in b}
+# Without a skip connection there is no residual branch for stochastic depth to drop.
+NO_SKIP = ('no_attention_skip', 'no_mlp_skip')
+WITH_DROP_PATH = [b for b in BACKBONES if Config.fromfile(b).backbone.get('drop_path_rate', 0) > 0]
+INCOMPATIBLE |= {(b.stem, t) for b in WITH_DROP_PATH for t in NO_SKIP}
 
 
 @pytest.mark.parametrize(
@@ -55,4 +59,14 @@ def test_class_attention_on_a_swiglu_backbone_is_refused():
     cfg.update(Config.fromfile(MODELS / 'techniques' / 'class_attention.py').technique)
     cfg.pop('type')
     with pytest.raises(ValueError, match='plain MLP'), torch.device('meta'):
+        SpecViT(**cfg)
+
+
+@pytest.mark.parametrize('technique', NO_SKIP)
+def test_a_skip_removed_on_a_backbone_with_drop_path_is_refused(technique):
+    assert WITH_DROP_PATH, 'no backbone fragment with drop path: the refusal is untested here'
+    cfg = dict(Config.fromfile(WITH_DROP_PATH[0]).backbone)
+    cfg.update(Config.fromfile(MODELS / 'techniques' / f'{technique}.py').technique)
+    cfg.pop('type')
+    with pytest.raises(ValueError, match='stochastic depth'), torch.device('meta'):
         SpecViT(**cfg)
