@@ -89,8 +89,11 @@ def restored_mmengine_instances():
     try:
         yield
     finally:
-        for cls, instances in saved.items():
-            cls._instance_dict = instances
+        for cls in set(managed_classes()):
+            if issubclass(cls, MMLogger) or '_instance_dict' not in vars(cls):
+                continue
+            # a class first imported inside (mmseg's visualizer, by a Runner) starts empty
+            cls._instance_dict = saved.get(cls, {})
 
 
 def perturbed(model):
