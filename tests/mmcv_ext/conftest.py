@@ -4,15 +4,7 @@ import mmcv.ops  # noqa: F401  (loads the op modules patched below)
 import pytest
 
 import vitspec.mmcv_ext as kernels
-
-OP_MODULES = (
-    'nms',
-    'roi_align',
-    'deform_conv',
-    'modulated_deform_conv',
-    'multi_scale_deform_attn',
-    'focal_loss',
-)
+from vitspec.benchmarking.mmcv_ops import OP_MODULES
 
 
 @pytest.fixture

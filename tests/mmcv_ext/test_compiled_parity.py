@@ -143,9 +143,9 @@ def test_live_against_the_installed_compiled_ops(monkeypatch):
     with another seed, compared as above."""
     import sys
 
-    from tests.mmcv_ext.conftest import OP_MODULES
     from tools import record_mmcv_references as record
     from vitspec import mmcv_ext
+    from vitspec.benchmarking.mmcv_ops import OP_MODULES
 
     gen = torch.Generator().manual_seed(1)
     compiled = {}
