@@ -191,3 +191,37 @@ def test_the_schema_is_a_file_of_the_configs():
         'shared',
         'dataset',
     }
+
+
+NOT_REPRODUCED = {
+    'id': 'cls-only',
+    'paper': 'P',
+    'publishes': 'ImageNet top-1',
+    'source': 'paper',
+    'reason': 'no classification task here',
+}
+
+
+def test_a_paper_without_a_reproducible_result_is_an_entry_with_its_reason(tmp_path):
+    from vitspec.apis.reproductions import render_doc
+
+    shared = {**SHARED, 'not_reproduced': [NOT_REPRODUCED]}
+    ledger = load_ledger(write_checkout(tmp_path, shared))
+    assert ledger['not_reproduced'] == [NOT_REPRODUCED]
+    doc = render_doc(ledger)
+    assert '| P | ImageNet top-1 | no classification task here |  | the paper, table 1 |' in doc
+    for key in ('reason', 'source'):
+        entry = {k: v for k, v in NOT_REPRODUCED.items() if k != key}
+        with pytest.raises(LedgerError, match=rf'not_reproduced\[0\].*{key}'):
+            load_ledger(write_checkout(tmp_path, {**SHARED, 'not_reproduced': [entry]}))
+    unknown = {**NOT_REPRODUCED, 'source': 'nowhere'}
+    with pytest.raises(LedgerError, match='nowhere'):
+        load_ledger(write_checkout(tmp_path, {**SHARED, 'not_reproduced': [unknown]}))
+
+
+def test_always_skip_attention_is_listed_with_the_demo_in_its_place():
+    """arXiv 2505.01996 publishes classification only; the suite runs the ablation on its demo."""
+    ledger = load_ledger()
+    (entry,) = [e for e in ledger['not_reproduced'] if e['id'] == 'always-skip-attention']
+    assert '2505.01996' in ledger['sources'][entry['source']]
+    assert 'no-{attention,mlp}-skip' in entry['instead']

@@ -21,7 +21,13 @@ def read_ledger(path, schema_path) -> dict:
     configs, root = path.parent, path.parent.parent
     schema = yaml.safe_load(Path(schema_path).read_text())
     shared, references = _checked(path, 'shared', schema, root)
-    ledger = dict(datasets=shared['datasets'], sources=shared['sources'], protocols={}, rows=[])
+    ledger = dict(
+        datasets=shared['datasets'],
+        sources=shared['sources'],
+        protocols={},
+        rows=[],
+        not_reproduced=shared.get('not_reproduced') or [],
+    )
     owners = {'protocols': {}, 'rows': {}}
     label = _label(path, root)
     problems = _add_protocols(ledger, owners, shared, label)

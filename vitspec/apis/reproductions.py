@@ -153,6 +153,26 @@ def _fmt(value) -> str:
     return f'`{text}`'.replace('|', '\\|')
 
 
+def not_reproduced_section(ledger: dict) -> list:
+    """The papers whose published results no config here reproduces, and why."""
+    entries = ledger.get('not_reproduced') or []
+    if not entries:
+        return []
+    out = [
+        '## Published results not reproduced here',
+        '',
+        '| paper | publishes | why not here | instead | source |',
+        '|---|---|---|---|---|',
+    ]
+    for entry in entries:
+        source = ledger['sources'][entry['source']]
+        out.append(
+            f'| {entry["paper"]} | {entry["publishes"]} | {entry["reason"]} | '
+            f'{entry.get("instead", "")} | {source} |'
+        )
+    return out + ['']
+
+
 def render_doc(ledger: dict) -> str:
     rows = ledger.get('rows') or []
     by_dataset = defaultdict(list)
@@ -198,6 +218,7 @@ def render_doc(ledger: dict) -> str:
                 f'{source} | {cfg} | `{ckpt}`: `{row["convert"]}` |'
             )
         out.append('')
+    out += not_reproduced_section(ledger)
     out += released_heads_section(ledger)
     out += compare_section()
     out += ['## Protocols', '']
