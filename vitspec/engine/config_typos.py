@@ -17,7 +17,7 @@ from mmengine.runner import Runner
 
 from vitspec.errors import ConfigKeyError
 
-from .key_matching import closest, constructor_options, edit_distance
+from .key_matching import closest, constructor_options, edit_distance, unknown_option
 from .nested_config_keys import nested_key_errors
 
 __all__ = ['check_config_keys', 'closest', 'constructor_options', 'edit_distance']
@@ -110,17 +110,9 @@ def hook_option_errors(cfg) -> list:
         for key in hook:
             if key in HOOK_KEYS or key in options:
                 continue
-            meant = closest(key, options)
-            if meant:
-                problems.append(
-                    f"{where}.{key}: {name} has no option '{key}'; did you mean '{meant}'?"
-                )
-            elif not open_ended or name in NO_EXTRA_OPTIONS:
-                problems.append(
-                    f"{where}.{key}: {name} has no option '{key}'; its options: "
-                    f'{", ".join(sorted(options))}'
-                )
-    return problems
+            refuse = not open_ended or name in NO_EXTRA_OPTIONS
+            problems.append(unknown_option(where, name, key, options, refuse))
+    return [p for p in problems if p]
 
 
 def resolve_hook(hook_type, scope):

@@ -3,7 +3,7 @@ the closest name within typo distance."""
 
 import inspect
 
-__all__ = ['closest', 'constructor_options', 'edit_distance']
+__all__ = ['closest', 'constructor_options', 'edit_distance', 'unknown_option']
 
 
 def constructor_options(cls):
@@ -22,6 +22,21 @@ def constructor_options(cls):
         if not any(p.kind is p.VAR_KEYWORD for p in parameters):
             return options, False
     return options, True
+
+
+def unknown_option(where: str, owner: str, key: str, options, refuse: bool) -> str:
+    """The problem of ``key`` that ``owner`` has no option of: the option meant when one is
+    within typo distance, else (when ``refuse``: ``owner`` takes no other keyword) the options
+    it has; '' for an unmatched key of an owner that takes any."""
+    meant = closest(key, options)
+    if meant:
+        return f"{where}.{key}: {owner} has no option '{key}'; did you mean '{meant}'?"
+    if refuse:
+        return (
+            f"{where}.{key}: {owner} has no option '{key}'; its options: "
+            f'{", ".join(sorted(options))}'
+        )
+    return ''
 
 
 def closest(key: str, candidates) -> str:

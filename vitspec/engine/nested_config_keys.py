@@ -24,7 +24,7 @@ from mmengine.evaluator import BaseMetric
 from mmengine.registry import LOOPS, METRICS, MODELS
 from mmseg.models.segmentors import DepthEstimator, EncoderDecoder
 
-from .key_matching import closest, constructor_options
+from .key_matching import closest, constructor_options, unknown_option
 
 # what EncoderDecoder.inference / slide_inference read of test_cfg (mmseg 1.2.2)
 SEGMENTOR_TEST_CFG = ('mode', 'crop_size', 'stride')
@@ -195,17 +195,8 @@ def _metric_errors(where: str, metric, scope) -> list:
                 f"{where.split('.')[0]} = [dict(type='{cls.__name__}', ...), dict(type=...)]"
             )
             continue
-        meant = closest(key, options)
-        if meant:
-            problems.append(
-                f"{where}.{key}: {cls.__name__} has no option '{key}'; did you mean '{meant}'?"
-            )
-        elif not open_ended:
-            problems.append(
-                f"{where}.{key}: {cls.__name__} has no option '{key}'; its options: "
-                f'{", ".join(sorted(options))}'
-            )
-    return problems
+        problems.append(unknown_option(where, cls.__name__, key, options, not open_ended))
+    return [p for p in problems if p]
 
 
 def loop_errors(name: str, loop, scope) -> list:
@@ -226,14 +217,5 @@ def loop_errors(name: str, loop, scope) -> list:
     for key in loop:
         if key in LOOP_KEYS or key in options:
             continue
-        meant = closest(key, options)
-        if meant:
-            problems.append(
-                f"{name}.{key}: {cls.__name__} has no option '{key}'; did you mean '{meant}'?"
-            )
-        elif not open_ended:
-            problems.append(
-                f"{name}.{key}: {cls.__name__} has no option '{key}'; its options: "
-                f'{", ".join(sorted(options))}'
-            )
-    return problems
+        problems.append(unknown_option(name, cls.__name__, key, options, not open_ended))
+    return [p for p in problems if p]
