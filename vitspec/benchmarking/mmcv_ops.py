@@ -12,6 +12,7 @@ import sys
 import time
 from typing import Callable, Dict, NamedTuple
 
+import mmcv.ops  # noqa: F401  (loads the op modules that `use` and `time_case` patch)
 import torch
 
 from .stats import median_interval, paired_ratio
@@ -135,8 +136,6 @@ def kernel_sets() -> Dict[str, object]:
 
 def use(kernels) -> None:
     """mmcv's op modules call `kernels` from now on."""
-    import mmcv.ops  # noqa: F401  (loads the op modules)
-
     for name in OP_MODULES:
         sys.modules[f'mmcv.ops.{name}'].ext_module = kernels
 
