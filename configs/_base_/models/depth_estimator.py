@@ -6,7 +6,8 @@
 # size_divisor=1 (mmseg's batching needs one): no padding here. SpecViT centre-pads its input to a
 # multiple of the patch size, as DINOv2's CenterPadding (dinov2/hub/depthers.py), and the head's
 # depth is resized to the unpadded image, as there.
-# depth_linear.py and depth_dpt.py add the head; leaves add the backbone, depth_range, test_cfg.
+# depth_linear.py, depth_linear_dinov3.py and depth_dpt.py add the head; leaves add the backbone,
+# depth_range, test_cfg.
 data_preprocessor = dict(
     type='SegDataPreProcessor',
     mean=[123.675, 116.28, 103.53],

@@ -5,14 +5,19 @@
 # patch tokens only (use_cls_token False). The depth is computed on the patch grid and resized to
 # the label bilinearly: no upsampling inside the head. Loss: SigLoss alone (SIGLOSS 1.0; its
 # warm-up of 100 iterations is LossType.SIGLOSS's default in dinov3/eval/depth/loss.py).
-_base_ = ['./depth_linear.py']
+# The head is depth_linear.py's LinearDepthHead with these options.
+_base_ = ['./depth_estimator.py']
 model = dict(
     decode_head=dict(
+        type='LinearDepthHead',
+        classify=True,
+        n_bins=256,
+        norm_strategy='linear',
         use_cls_token=False,
         upsample=1,
         with_bn=True,
         norm_cfg=dict(type='SyncBN', requires_grad=True),
-        init_cfg=dict(_delete_=True, type='Normal', layer='Conv2d', std=0.01, bias=0.0),
+        init_cfg=dict(type='Normal', layer='Conv2d', std=0.01, bias=0.0),
         loss_decode=[dict(type='SigLoss', warm_up_iters=100)],
     )
 )
