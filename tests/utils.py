@@ -1,5 +1,6 @@
 """Helpers shared by the tests (import as ``from tests.utils import ...``)."""
 
+import importlib.util
 import os
 import signal
 import socket
@@ -16,11 +17,18 @@ from mmengine.registry import PARAM_SCHEDULERS
 from mmengine.utils import ManagerMixin
 from torch.utils.data import Dataset
 
-from vitspec.demo import DATA_ROOTS
-from vitspec.demo.cli import main as write_demo_data
+from vitspec.demo import DATA_ROOTS, write_datasets
 
 ROOT = Path(__file__).resolve().parents[1]
 REALDATA = ROOT.parent / 'shared' / 'realdata'
+
+
+def load_tool(name: str):
+    """The module of ``tools/<name>.py`` (tools/ is no package): its functions and ``main``."""
+    spec = importlib.util.spec_from_file_location(f'tools_{name}', ROOT / 'tools' / f'{name}.py')
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
 
 
 def free_port() -> int:
@@ -64,8 +72,7 @@ def make_demo_data(out: Path, dataset: str, num_train: int, num_val: int, seed: 
     """Write tools/make_demo_data.py's procedural `dataset` under `out`; returns its data root.
     In this process (the tool's own test runs the script): a Python start that imports torch and
     OpenMMLab costs 10-30 s of CPU on a busy 2-core host."""
-    args = ['--out', out, '--datasets', dataset, '--num-train', num_train, '--num-val', num_val]
-    assert write_demo_data([*map(str, args), '--seed', str(seed)]) == 0
+    write_datasets(out, [dataset], seed, num_train, num_val)
     return Path(out) / DATA_ROOTS[dataset]
 
 

@@ -8,7 +8,7 @@ Token Graying ("Always Skip Attention", arXiv 2505.01996).
 For each model (a config, CONFIG=CHECKPOINT or a converted checkpoint, as
 tools/visualize_features.py takes them) and each image (files, folders or glob patterns), the
 condition number sigma_max / sigma_min of the (tokens x channels) matrix at each block's input
-and at the outputs of its attention and MLP stages (vitspec/apis/conditioning.py says exactly
+and at the outputs of its attention and MLP stages (vitspec/analysis/conditioning.py says exactly
 what is measured). Prints a table of the median ln kappa over images and draws ln kappa against
 block, a panel per place, a line per model. --token-graying adds each model again with Token
 Graying of that mode and eps switched on (or off, where the model has it): Token Graying has no
@@ -20,15 +20,15 @@ import json
 
 import torch
 
-from vitspec.apis.backbone_source import load_backbone
-from vitspec.apis.conditioning import (
+from vitspec.analysis.backbone_source import load_backbone
+from vitspec.analysis.conditioning import (
     block_conditioning,
     format_table,
     image_paths,
     median_log_kappa,
     plot_conditioning,
 )
-from vitspec.apis.feature_maps import load_image, to_input
+from vitspec.analysis.feature_maps import load_image, to_input
 
 
 def parse_args(argv=None):

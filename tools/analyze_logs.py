@@ -4,7 +4,7 @@
         [--labels A B] [--smooth 5]
 
 One panel per key, one line per work dir, against the iteration. Reads mmengine's scalar logs
-(see vitspec/apis/run_logs.py); runs of a resumed work dir are joined. Default keys: 'loss' and the
+(see vitspec/runs/logs.py); runs of a resumed work dir are joined. Default keys: 'loss' and the
 headline metric of each task found (mIoU, coco/bbox_mAP, rmse).
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vitspec.apis.run_logs import TASK_METRICS, series
+from vitspec.runs.logs import TASK_METRICS, series
 
 PANEL_INCHES, DPI = (5.0, 3.5), 100
 

@@ -29,7 +29,186 @@ reports s/iter, images/s, memory (CUDA: peak allocated; CPU: saved for backward)
 against the first config. Configs of installed packages: mmseg::path, mmdet::path.
 """
 
-from vitspec.benchmarking.cli import main
+import argparse
+import json
+import sys
+
+import torch
+from mmengine.config import DictAction
+
+from vitspec.benchmarking.config_report import format_config_table
+from vitspec.benchmarking.config_runs import config_names, refuse_config_baseline, run_configs
+from vitspec.benchmarking.config_source import check_config_exists
+from vitspec.benchmarking.machine import DTYPES, describe_device
+from vitspec.benchmarking.measure import refuse_baseline, run_setting
+from vitspec.benchmarking.mmcv_ops import MMCV, VITSPEC, format_ops_table, run_mmcv_ops
+from vitspec.benchmarking.models import COMPILED, MODELS, SIZES
+from vitspec.benchmarking.presets import PRESETS, TARGETS
+from vitspec.benchmarking.report import format_table
+from vitspec.benchmarking.targets import check_targets
+
+DESCRIPTION = __doc__.split('\n')[0]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=DESCRIPTION)
+    parser.add_argument('--preset', choices=sorted(PRESETS))
+    parser.add_argument(
+        '--models',
+        nargs='+',
+        choices=[*MODELS, *(m + COMPILED for m in MODELS)],
+        metavar='MODEL',
+        help=f'{", ".join(MODELS)}; any of them '
+        f'with the suffix {COMPILED}: through torch.compile, its compilation timed apart',
+    )
+    parser.add_argument('--size', default='s16', choices=sorted(SIZES))
+    parser.add_argument('--img', type=int, default=224)
+    parser.add_argument(
+        '--config',
+        action='append',
+        metavar='CONFIG',
+        help="time a training config's model.train_step through its own optim_wrapper on random "
+        'data of its crop size and batch (repeat it to compare configs; pkg::path for an '
+        "installed package's config, e.g. mmseg::mae/...)",
+    )
+    parser.add_argument(
+        '--cfg-options',
+        nargs='+',
+        action=DictAction,
+        metavar='KEY=VALUE',
+        help='with --config: override entries of every config, '
+        'e.g. optim_wrapper.type=AmpOptimWrapper',
+    )
+    parser.add_argument(
+        '--batch', type=int, help="images per step (default: 8; with --config the config's)"
+    )
+    parser.add_argument('--dtype', default='fp32', choices=list(DTYPES))
+    parser.add_argument(
+        '--mode',
+        choices=['inference', 'training'],
+        help="default: inference; with --config training (inference: the config's test_step)",
+    )
+    parser.add_argument(
+        '--mmcv-ops',
+        action='store_true',
+        help="mmcv's ops (NMS, RoIAlign, deformable attention and convolution) on vitspec's "
+        "PyTorch / torchvision kernels against mmcv's compiled ones, where installed",
+    )
+    parser.add_argument(
+        '--mmcv-kernels',
+        nargs='+',
+        choices=[VITSPEC, MMCV],
+        help="with --config: run each config on these kernels of mmcv's ops, one row each "
+        "(compiled: mmcv's own, where installed; torchvision: vitspec's)",
+    )
+    parser.add_argument('--baseline', help='model the ratios refer to (default: the first)')
+    parser.add_argument('--rounds', type=int, default=15, help='interleaved timed rounds')
+    parser.add_argument('--warmup', type=int, default=2)
+    parser.add_argument('--device', default='cuda' if torch.cuda.is_available() else 'cpu')
+    parser.add_argument('--out', default='benchmark.json', help='JSON file for the results')
+    args = parser.parse_args(argv)
+    if args.mmcv_ops:
+        if args.preset or args.models or args.config:
+            parser.error('--mmcv-ops times the ops alone: without --preset, --models, --config')
+        return _main_mmcv_ops(args)
+    if args.config:
+        if args.preset or args.models:
+            parser.error('give --config, or --preset / --models, not both')
+        try:  # a missing config or an unknown --baseline: before any model is built
+            for config in args.config:
+                check_config_exists(config)
+            refuse_config_baseline(config_names(_config_specs(args)), args.baseline)
+        except (FileNotFoundError, ValueError) as exc:
+            parser.error(str(exc))
+        return _main_configs(args)
+    if args.preset:
+        settings = PRESETS[args.preset]
+    elif args.models:
+        settings = [
+            dict(
+                size=args.size,
+                img=args.img,
+                batch=args.batch or 8,
+                dtype=args.dtype,
+                mode=args.mode or 'inference',
+                models=args.models,
+            )
+        ]
+    else:
+        parser.error('give --preset or --models')
+    for setting in settings:
+        try:
+            refuse_baseline(setting, args.baseline)
+        except ValueError as exc:
+            parser.error(str(exc))
+    device = torch.device(args.device)
+    machine = describe_device(device)
+    print(f'{machine}, torch {torch.__version__}\n')
+    results = []
+    for setting in settings:
+        result = run_setting(setting, device, args.rounds, args.warmup, args.baseline)
+        print(format_table(result) + '\n', flush=True)
+        results.append(result)
+    checks = check_targets(TARGETS.get(args.preset, []), results)
+    if checks:
+        print('targets:\n' + '\n'.join(checks) + '\n')
+    _write(args.out, machine, results, targets=checks)
+
+
+def _main_mmcv_ops(args):
+    device = torch.device(args.device)
+    machine = describe_device(device)
+    print(f'{machine}, torch {torch.__version__}\n')
+    rows = run_mmcv_ops(device, args.rounds, args.warmup)
+    print('\n' + format_ops_table(rows) + '\n', flush=True)
+    _write(args.out, machine, rows)
+
+
+def _config_specs(args):
+    """--config's configs; with --mmcv-kernels each once per kernel set, named 'name[kernels]'."""
+    if not args.mmcv_kernels:
+        return args.config
+    return [
+        dict(config=c, name=f'{name}[{kernels}]', kernels=kernels)
+        for c, name in zip(args.config, config_names(args.config))
+        for kernels in args.mmcv_kernels
+    ]
+
+
+def _main_configs(args):
+    device = torch.device(args.device)
+    machine = describe_device(device)
+    print(f'{machine}, torch {torch.__version__}\n')
+    result = run_configs(
+        _config_specs(args),
+        device,
+        args.rounds,
+        args.warmup,
+        args.batch,
+        args.cfg_options,
+        args.mode or 'training',
+        baseline=args.baseline,
+    )
+    print(format_config_table(result) + '\n', flush=True)
+    _write(args.out, machine, [result])
+
+
+def _write(path, machine, results, **extra):
+    with open(path, 'w') as f:
+        json.dump(
+            dict(
+                command=' '.join(sys.argv),
+                machine=machine,
+                torch=torch.__version__,
+                threads=torch.get_num_threads(),
+                results=results,
+                **extra,
+            ),
+            f,
+            indent=1,
+        )
+    print(f'wrote {path}')
+
 
 if __name__ == '__main__':
     main()

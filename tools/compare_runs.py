@@ -10,7 +10,7 @@ error.
 import argparse
 import sys
 
-from vitspec.apis.run_table import table
+from vitspec.runs.table import table
 
 
 def main(argv=None):

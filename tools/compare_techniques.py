@@ -18,9 +18,9 @@ from pathlib import Path
 
 from mmengine.config import DictAction
 
-from vitspec.apis.config_errors import load_config
-from vitspec.apis.run_table import table
-from vitspec.apis.technique_comparison import check_comparable
+from vitspec.config.load import load_config
+from vitspec.runs.table import table
+from vitspec.runs.technique_comparison import check_comparable
 
 
 def main(argv=None):

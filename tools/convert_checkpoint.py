@@ -61,13 +61,13 @@ import argparse
 import pprint
 import sys
 
-from vitspec.apis.convert_checkpoint import convert_file
-from vitspec.apis.convert_eomt import convert_eomt_file
-from vitspec.apis.convert_head import convert_head_file
 from vitspec.checkpoints.formats import FORMATS
+from vitspec.conversion.checkpoint import convert_file
+from vitspec.conversion.eomt import convert_eomt_file
+from vitspec.conversion.head import convert_head_file
 from vitspec.errors import CheckpointError
 
-EOMT = 'eomt'  # a whole released EoMT network (vitspec.checkpoints.eomt_format)
+EOMT = 'eomt'  # a whole released EoMT network (vitspec.models.eomt.checkpoint_format)
 
 
 def main(argv=None):

@@ -15,8 +15,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from vitspec.apis.config_digest import built_config, leaf_configs
-from vitspec.apis.dict_diff import dict_diff
+from vitspec.config.digest import built_config, leaf_configs
+from vitspec.config.tree import diff
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -34,7 +34,7 @@ def report(before: dict, after: dict) -> int:
             print(f'{name}: only {"before" if name in before else "after"}')
             differing += 1
             continue
-        lines = dict_diff(before[name], after[name])
+        lines = diff(before[name], after[name])
         if lines:
             differing += 1
             print(f'{name}: {len(lines)} keys differ')

@@ -10,4 +10,4 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source tools/_python.sh
-exec "$PYTHON" -m vitspec.apis.gpu_check "$@"
+exec "$PYTHON" tools/gpu_check.py "$@"

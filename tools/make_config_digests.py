@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from vitspec.apis.config_digest import leaf_digests
+from vitspec.config.digest import leaf_digests
 
 REPO = Path(__file__).resolve().parents[1]
 DIGESTS = REPO / 'tests' / 'configs' / 'config_digests.json'

@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from vitspec.apis.model_table import model_table
+from vitspec.ledger.model_table import model_table
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout: docs/
 

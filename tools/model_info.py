@@ -12,7 +12,7 @@ head width, MLP width (layer-wise scaling shows here), window, specialized parts
 import argparse
 import json
 
-from vitspec.apis.model_info import format_info, model_info
+from vitspec.analysis.model_info import format_info, model_info
 
 
 def main(argv=None):

@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from vitspec.apis.run_logs import TASK_METRICS, last_validation, task_of, test_results
+from vitspec.runs.logs import TASK_METRICS, last_validation, task_of, test_results
 
 COLUMNS = [  # (metric key, header, scale, digits)
     ('mIoU', 'mIoU', 1, 2),

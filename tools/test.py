@@ -10,23 +10,23 @@ import copy
 import json
 import os
 
-from vitspec.apis.cfg_options_action import CfgOptionsAction
-from vitspec.apis.compile import compile_test_step, enable_compile
-from vitspec.apis.evaluation import (
+from vitspec.config.cfg_options_action import CfgOptionsAction
+from vitspec.config.relative_paths import relative_paths_explained
+from vitspec.config.saved import check_saved_config
+from vitspec.runs.compile import compile_test_step, enable_compile
+from vitspec.runs.evaluation import (
     enable_show_dir,
     enable_tta,
     load_strict,
     scalar_metrics,
     tta_requested,
 )
-from vitspec.apis.relative_paths import relative_paths_explained
-from vitspec.apis.runner import (
+from vitspec.runs.runner import (
     build_runner,
     config_from_args,
     empty_datasets_explained,
     shutdown_distributed,
 )
-from vitspec.apis.saved_config import check_saved_config
 
 
 def parse_args(argv=None):

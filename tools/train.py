@@ -8,18 +8,18 @@ tools/dist_train.sh CONFIG NUM_GPUS [args]     # torchrun; CPU + gloo when there
 import argparse
 import os
 
-from vitspec.apis.cfg_options_action import CfgOptionsAction
-from vitspec.apis.compile import enable_compile
-from vitspec.apis.relative_paths import relative_paths_explained
-from vitspec.apis.runner import (
+from vitspec.config.cfg_options_action import CfgOptionsAction
+from vitspec.config.relative_paths import relative_paths_explained
+from vitspec.runs.compile import enable_compile
+from vitspec.runs.runner import (
     build_runner,
     config_from_args,
     empty_datasets_explained,
     enable_amp,
     shutdown_distributed,
 )
-from vitspec.apis.vis_backends import BACKENDS, add_vis_backends
-from vitspec.apis.work_dir_lock import work_dir_owned
+from vitspec.runs.vis_backends import BACKENDS, add_vis_backends
+from vitspec.runs.work_dir_lock import work_dir_owned
 
 
 def parse_args(argv=None):

@@ -8,7 +8,7 @@ principal components of that model's patch features (block --layer, after the fi
 fitted jointly over all images of that model, as RGB. The cosine plot shows, for each model,
 the mean over patches (and images) of cos(CLS, patch) after each block's norm1 — what layer
 specialization changes. A model source is a config, CONFIG=CHECKPOINT or a converted checkpoint
-(see vitspec/apis/backbone_source.py). Random weights are seeded (--seed): the output is
+(see vitspec/analysis/backbone_source.py). Random weights are seeded (--seed): the output is
 deterministic.
 """
 
@@ -17,8 +17,8 @@ import argparse
 import numpy as np
 import torch
 
-from vitspec.apis.backbone_source import load_backbone
-from vitspec.apis.feature_maps import (
+from vitspec.analysis.backbone_source import load_backbone
+from vitspec.analysis.feature_maps import (
     cls_patch_cosine,
     compose_grid,
     load_image,

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from tests.utils import ROOT
+from tools.benchmark import main
 from vitspec.benchmarking import config_runs
-from vitspec.benchmarking.cli import main
 from vitspec.benchmarking.config_report import format_config_table
 from vitspec.benchmarking.config_source import check_config_exists
 

@@ -11,7 +11,7 @@ import torch
 from mmengine.config import Config
 
 from tests.utils import ROOT
-from vitspec.benchmarking.cli import main
+from tools.benchmark import main
 from vitspec.benchmarking.config_report import format_config_table
 from vitspec.benchmarking.config_runs import run_configs
 from vitspec.benchmarking.config_source import crop_size, resolve_config_path

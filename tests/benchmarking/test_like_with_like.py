@@ -5,8 +5,8 @@ Wiring only: no timing is asserted."""
 import pytest
 import torch
 
+from tools.benchmark import main
 from vitspec.benchmarking.case import Case
-from vitspec.benchmarking.cli import main
 from vitspec.benchmarking.machine import gemm_rate, why_not_measured
 from vitspec.benchmarking.measure import run_setting
 from vitspec.benchmarking.models import MODELS, base_name, build

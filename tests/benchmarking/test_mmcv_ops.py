@@ -6,8 +6,8 @@ import mmcv.ops  # noqa: F401  (loads the op modules)
 import pytest
 import torch
 
+from tools import benchmark as cli
 from vitspec import mmcv_ext
-from vitspec.benchmarking import cli
 from vitspec.benchmarking import mmcv_ops as mo
 
 

@@ -7,10 +7,10 @@ import torch
 from mmengine.config import Config
 
 from tests.utils import ROOT
-from vitspec.apis.convert_checkpoint import check_builds
 from vitspec.checkpoints.architecture import infer_backbone_cfg
 from vitspec.checkpoints.convert import convert_checkpoint
 from vitspec.checkpoints.load import load_state_dict_strict
+from vitspec.conversion.checkpoint import check_builds
 from vitspec.errors import CheckpointError
 from vitspec.fileio import safe_torch_load
 from vitspec.models import SpecViT

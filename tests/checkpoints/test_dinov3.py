@@ -10,9 +10,9 @@ from mmengine.config import Config
 
 from tests.checkpoints.dinov3_layouts import release_layout, timm_dinov3
 from tests.utils import ROOT
-from vitspec.apis.convert_checkpoint import convert_file
 from vitspec.checkpoints.convert import convert_checkpoint
 from vitspec.checkpoints.load import load_pretrained, load_state_dict_strict
+from vitspec.conversion.checkpoint import convert_file
 from vitspec.errors import CheckpointError
 from vitspec.layers import TokenLayout
 from vitspec.models import SpecViT

@@ -22,9 +22,9 @@ from timm.utils import CheckpointSaver, ModelEmaV3
 
 from tests.checkpoints.dinov3_layouts import release_layout, timm_dinov3
 from tests.utils import ROOT
-from vitspec.apis.convert_checkpoint import convert_file
 from vitspec.checkpoints.containers import pick_weights
 from vitspec.checkpoints.convert import convert_checkpoint
+from vitspec.conversion.checkpoint import convert_file
 from vitspec.errors import CheckpointError
 from vitspec.fileio import safe_torch_load, using_safe_io
 from vitspec.fileio.trusted_pickle import TRUST_ENV

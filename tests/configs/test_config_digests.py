@@ -4,8 +4,8 @@
 import json
 
 from tests.utils import ROOT
-from vitspec.apis.config_digest import canonical, config_digest, leaf_digests
-from vitspec.apis.dict_diff import dict_diff
+from vitspec.config.digest import config_digest, leaf_digests
+from vitspec.config.tree import canonical
 
 DIGESTS = ROOT / 'tests' / 'configs' / 'config_digests.json'
 
@@ -25,15 +25,3 @@ def test_digest_tells_tuples_from_lists_and_ignores_key_order():
     assert config_digest({'a': 1, 'b': (1, 2)}) == config_digest({'b': (1, 2), 'a': 1})
     assert config_digest({'b': (1, 2)}) != config_digest({'b': [1, 2]})
     assert canonical({'t': type}) == {'t': {'__repr__': "<class 'type'>"}}
-
-
-def test_dict_diff_names_each_differing_key():
-    before = {'model': {'backbone': {'depth': 12, 'out': [3, 11]}, 'head': 1}, 'gone': 0}
-    after = {'model': {'backbone': {'depth': 12, 'out': [3, 10]}, 'head': 1.0}, 'new': (1,)}
-    assert dict_diff(before, after) == [
-        'gone: 0 -> <absent>',
-        'model.backbone.out.1: 11 -> 10',
-        'model.head: 1 -> 1.0',
-        'new: <absent> -> (1,)',
-    ]
-    assert dict_diff(before, before) == []

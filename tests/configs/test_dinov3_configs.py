@@ -15,7 +15,7 @@ from mmseg.registry import MODELS as SEG_MODELS
 
 import vitspec  # noqa: F401  (registers)
 from tests.utils import ROOT, schedule_trace
-from vitspec.apis.reproductions import load_ledger
+from vitspec.ledger.rows import load_ledger
 
 SCHEDULES = ROOT / 'configs' / '_base_' / 'schedules'
 COCO = ROOT / 'configs/coco/mask-rcnn_vit-b16-dinov3_simplefpn_16xb4-amp-lsj-100e_coco-1024x1024.py'

@@ -6,7 +6,7 @@ import pytest
 from mmengine.config import Config
 
 from tests.utils import ROOT
-from vitspec.apis.runner import enable_amp
+from vitspec.runs.runner import enable_amp
 
 SCHEDULES = [
     'configs/_base_/schedules/schedule_vitdet_lsj-100e.py',

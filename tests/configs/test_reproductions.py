@@ -8,21 +8,18 @@ from pathlib import Path
 import pytest
 from mmengine.config import Config
 
-from tests.utils import ROOT
-from vitspec.apis.reproductions import (
+from tests.utils import ROOT, load_tool
+from vitspec.config.location import config_dir
+from vitspec.config.tree import get, set_value
+from vitspec.ledger.rows import (
     NOT_APPLICABLE,
     NOT_FOUND,
-    TOKEN,
     check_row,
     config_precision,
     expected,
-    field_value,
     load_ledger,
-    readme_with_table,
-    render_doc,
     row_fields,
 )
-from vitspec.config_dir import config_dir
 
 LEDGER = load_ledger()
 ROWS = {row['id']: row for row in LEDGER['rows']}
@@ -96,14 +93,6 @@ def test_built_config_matches_every_published_field(row_id):
     assert check_row(LEDGER, ROWS[row_id]) == []
 
 
-def _set(cfg, path, value):
-    tokens = TOKEN.findall(path)
-    parent_path = path[: path.rfind('.')] if tokens[-1][0] else path[: path.rfind('[')]
-    parent = field_value(cfg, parent_path) if '.' in path or '[' in path else cfg
-    name, index = tokens[-1]
-    parent[name if name else int(index)] = value
-
-
 def _changed(value):
     if isinstance(value, bool):
         return not value
@@ -126,7 +115,7 @@ def test_a_changed_field_fails_its_row():
             if expected(spec) in (NOT_FOUND, NOT_APPLICABLE):
                 continue
             mutated = copy.deepcopy(cfg)
-            _set(mutated, name, _changed(field_value(cfg, name)))
+            set_value(mutated, name, _changed(get(cfg, name)))
             problems = check_row(LEDGER, row, mutated)
             assert any(
                 re.match(rf'{re.escape(row["id"])}: {re.escape(name)} ', p) for p in problems
@@ -148,12 +137,11 @@ def test_a_not_applicable_field_fails_its_row_when_the_config_has_it():
     ]
 
 
-def test_docs_reproduce_md_and_readme_follow_the_ledger():
-    assert (ROOT / 'docs' / 'reproduce.md').read_text() == render_doc(LEDGER), (
+def test_docs_reproduce_md_follows_the_ledger():
+    tool = load_tool('reproductions')
+    assert (ROOT / 'docs' / 'reproduce.md').read_text() == tool.render_doc(LEDGER), (
         'run python tools/reproductions.py'
     )
-    readme = (ROOT / 'README.md').read_text()
-    assert readme == readme_with_table(readme, LEDGER), 'run python tools/reproductions.py'
 
 
 def test_every_row_says_where_its_value_and_checkpoint_come_from():

@@ -7,7 +7,7 @@ import pytest
 from mmengine.config import Config
 
 from tests.utils import ROOT
-from vitspec.engine.config_typos import check_config_keys
+from vitspec.config.typos import check_config_keys
 
 CONFIGS = sorted(p.relative_to(ROOT) for p in (ROOT / 'configs').glob('[!_]*/*.py'))
 RUN_HOOKS = [

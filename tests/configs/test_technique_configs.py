@@ -9,7 +9,7 @@ import torch
 from mmengine.config import Config
 
 from tests.utils import ROOT
-from vitspec.apis.technique_comparison import check_comparable, frozen
+from vitspec.runs.technique_comparison import check_comparable, frozen
 from vitspec.layers.specialized import is_cls_key
 from vitspec.models import SpecViT
 from vitspec.models.backbones.spec_vit import SPECIALIZE

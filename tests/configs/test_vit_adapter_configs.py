@@ -10,7 +10,7 @@ from mmseg.registry import MODELS
 
 import vitspec  # noqa: F401  (registers)
 from tests.utils import ROOT
-from vitspec.apis.reproductions import load_ledger, row_fields
+from vitspec.ledger.rows import load_ledger, row_fields
 
 LEAVES = [
     f'configs/ade20k/mask2former_vit-{s}14-dinov2_vit-adapter_16xb1-80k_ade20k-896x896.py'

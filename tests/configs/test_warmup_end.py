@@ -10,7 +10,7 @@ from mmengine.optim import build_optim_wrapper
 from mmengine.registry import PARAM_SCHEDULERS
 
 from tests.utils import ROOT
-from vitspec.apis.config_digest import leaf_configs
+from vitspec.config.digest import leaf_configs
 
 # The published warm-up length of each schedule (the sources are named in each file's header).
 PUBLISHED = {

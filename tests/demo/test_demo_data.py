@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from tests.utils import REALDATA
-from vitspec.demo.cli import main
+from tools.make_demo_data import main
 
 REAL_COCO = REALDATA / 'coco' / 'annotations' / 'instances_train2017.json'
 NUM_TRAIN, NUM_VAL = 3, 2

@@ -9,7 +9,7 @@ import torch
 
 from tests.shrink_config import shrink
 from tests.utils import make_demo_data, run_tool
-from vitspec.apis.runner import build_runner, enable_amp
+from vitspec.runs.runner import build_runner, enable_amp
 
 CONFIG = 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
 NAN = 'model.decode_head.loss_decode.loss_weight=nan'

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.utils import make_demo_data, run_tool
-from vitspec.apis.run_logs import series
+from vitspec.runs.logs import series
 
 CONFIG = 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
 ITERS = 3

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.utils import make_demo_data, run_tool
-from vitspec.apis.run_logs import last_validation
+from vitspec.runs.logs import last_validation
 
 CONFIG = 'configs/demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-800it_demo-coco-160x160.py'
 ITERS = 150

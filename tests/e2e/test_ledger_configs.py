@@ -6,9 +6,9 @@ import pytest
 
 from tests.shrink_config import shrink
 from tests.utils import ROOT, make_demo_data
-from vitspec.apis.evaluation import enable_tta
-from vitspec.apis.reproductions import load_ledger
-from vitspec.apis.runner import build_runner
+from vitspec.runs.evaluation import enable_tta
+from vitspec.ledger.rows import load_ledger
+from vitspec.runs.runner import build_runner
 
 LEDGER = load_ledger()
 CONFIGS = sorted({row['config'] for row in LEDGER['rows']})

@@ -22,8 +22,8 @@ import torch
 from mmengine.registry import init_default_scope
 
 import vitspec
-from vitspec.apis.config_errors import load_config
-from vitspec.config_dir import SHIPPED, config_dir
+from vitspec.config.load import load_config
+from vitspec.config.location import SHIPPED, config_dir
 
 site, checkout = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
 assert Path(vitspec.__file__).resolve().is_relative_to(site), vitspec.__file__
@@ -38,7 +38,7 @@ with torch.no_grad():
     out = model(torch.zeros(1, 3, 64, 64), mode='tensor')
 print('shipped', SHIPPED)
 
-from vitspec.apis.reproductions import load_ledger  # the ledgers ship, and their configs resolve
+from vitspec.ledger.rows import load_ledger  # the ledgers ship, and their configs resolve
 
 assert load_ledger()['rows']
 print('out', tuple(out.shape))

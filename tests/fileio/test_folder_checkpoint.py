@@ -7,7 +7,7 @@ import pytest
 from mmengine.config import Config
 
 from tests.utils import ROOT
-from vitspec.apis.runner import build_runner
+from vitspec.runs.runner import build_runner
 from vitspec.errors import CheckpointError
 from vitspec.fileio import safe_torch_load, using_safe_io
 

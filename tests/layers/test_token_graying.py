@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from vitspec.apis.feature_maps import load_image, to_input
+from vitspec.analysis.feature_maps import load_image, to_input
 from vitspec.layers.dct import dct
 from vitspec.layers.token_graying import (
     TokenGraying,

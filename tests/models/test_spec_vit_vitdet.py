@@ -9,8 +9,8 @@ from timm.models.vision_transformer_sam import VisionTransformerSAM
 from torch import nn
 
 import vitspec.checkpoints.load as load
-from vitspec.apis.convert_checkpoint import convert_file
 from vitspec.checkpoints import load_state_dict_strict
+from vitspec.conversion.checkpoint import convert_file
 from vitspec.layers.pos_embed import resample_pos_embed
 from vitspec.models import SpecViT
 

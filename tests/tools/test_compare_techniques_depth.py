@@ -6,8 +6,8 @@ from mmengine.config import Config
 
 from tests.tools.test_run_logs import train_record, write_run
 from tests.utils import ROOT
-from vitspec.apis.run_table import format_metric, table
-from vitspec.apis.technique_comparison import check_comparable
+from vitspec.runs.table import format_metric, table
+from vitspec.runs.technique_comparison import check_comparable
 
 DEPTH = ROOT / 'configs/demo/lin4_specvit-tiny-p8_2xb2-100it_demo-nyu-112x144.py'
 

@@ -10,8 +10,8 @@ from torch import nn
 
 from tools.test import parse_args as parse_test_args
 from tools.train import parse_args as parse_train_args
-from vitspec.apis.compile import compile_options, compile_test_step, enable_compile
-from vitspec.apis.runner import config_from_args
+from vitspec.runs.compile import compile_options, compile_test_step, enable_compile
+from vitspec.runs.runner import config_from_args
 
 CONFIG = 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
 

@@ -7,9 +7,9 @@ import pytest
 from mmengine.config import DictAction
 
 from tests.utils import ROOT, run_tool
-from vitspec.apis.cfg_options import merge_cfg_options
-from vitspec.apis.config_errors import load_config
-from vitspec.apis.runner import config_from_args
+from vitspec.config.cfg_options import merge_cfg_options
+from vitspec.config.load import load_config
+from vitspec.runs.runner import config_from_args
 
 DEMO = ROOT / 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
 BROKEN_LINE = '    y=2 z=3)'

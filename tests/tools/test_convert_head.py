@@ -10,7 +10,7 @@ from mmengine.registry import MODELS, init_default_scope
 
 from tests.checkpoints import dinov2_head_reference as ref
 from tests.utils import ROOT
-from vitspec.apis.config_errors import load_config
+from vitspec.config.load import load_config
 from vitspec.fileio import safe_torch_load
 from vitspec.models import SpecViT
 

@@ -1,7 +1,7 @@
-"""tools/gpu_check.sh and vitspec.apis.gpu_check: the no-GPU answer, the loss comparison,
-timing summary and report on made-up numbers, and its runs with --device cpu: the whole check
-with stand-in runs, and the multi-process branch for real on 2 CPU processes (gloo). The op
-comparison has its own tests (tests/apis/test_mmcv_ops_comparison.py)."""
+"""tools/gpu_check.sh (tools/gpu_check.py) and vitspec.diagnostics.gpu_check: the no-GPU answer,
+the loss comparison, timing summary and report on made-up numbers, and its runs with --device cpu:
+the whole check with stand-in runs, and the multi-process branch for real on 2 CPU processes
+(gloo). The op comparison has its own tests (tests/diagnostics/test_mmcv_ops.py)."""
 
 import json
 import math
@@ -9,12 +9,13 @@ import math
 import pytest
 
 from tests.utils import ROOT, make_demo_data, run_tool
+from tools import gpu_check as tool
 from tools.train import parse_args
-from vitspec.apis import gpu_check as gc
-from vitspec.apis import mmcv_ops_comparison as oc
-from vitspec.apis.runner import config_from_args, enable_amp
-from vitspec.engine import mmcv_ops_check
-from vitspec.engine.mmcv_ops_check import describe_ops
+from vitspec.diagnostics import gpu_check as gc
+from vitspec.diagnostics import mmcv_ops as oc
+from vitspec.engine.mmcv_ops import kernels
+from vitspec.engine.mmcv_ops.kernels import describe_ops
+from vitspec.runs.runner import config_from_args, enable_amp
 
 
 def records(losses, times, memory=None):
@@ -110,7 +111,7 @@ def test_report_lists_every_run_with_its_verdict():
     'precision, dtype', [('fp32', None), ('fp16', 'float16'), ('bf16', 'bfloat16')]
 )
 def test_one_gpu_command_is_a_short_train_run_in_that_precision(tmp_path, precision, dtype):
-    cmd = gc.train_command('depth', precision, 1, tmp_path, iters=7)
+    cmd = tool.train_command('depth', precision, 1, tmp_path, iters=7)
     assert cmd[1] == str(ROOT / 'tools' / 'train.py')
     args = parse_args(cmd[2:])
     cfg = config_from_args(args)
@@ -122,22 +123,22 @@ def test_one_gpu_command_is_a_short_train_run_in_that_precision(tmp_path, precis
 
 
 def test_several_gpus_run_through_torchrun(tmp_path):
-    cmd = gc.train_command('segmentation', 'bf16', 4, tmp_path, iters=5)
+    cmd = tool.train_command('segmentation', 'bf16', 4, tmp_path, iters=5)
     assert cmd[:4] == [
         'bash',
         str(ROOT / 'tools' / 'dist_train.sh'),
-        gc.CONFIGS['segmentation'],
+        tool.CONFIGS['segmentation'],
         '4',
     ]
     assert cmd[4:8] == ['--work-dir', str(tmp_path), '--amp', 'bf16']
 
 
 def test_a_data_root_reaches_every_dataloader(tmp_path):
-    cmd = gc.train_command('detection', 'fp32', 2, tmp_path / 'work', iters=3, data_root=tmp_path)
+    cmd = tool.train_command('detection', 'fp32', 2, tmp_path / 'work', iters=3, data_root=tmp_path)
     cfg = config_from_args(parse_args([cmd[2], *cmd[4:]]))
     for split in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
         assert cfg[split].dataset.data_root == str(tmp_path / 'coco')
-    default = gc.train_command('detection', 'fp32', 1, tmp_path, iters=3)
+    default = tool.train_command('detection', 'fp32', 1, tmp_path, iters=3)
     assert not any('.dataset.data_root=' in arg for arg in default)
 
 
@@ -161,12 +162,12 @@ def test_ops_without_kernels_for_the_device_are_a_failed_check(monkeypatch):
 
 def test_the_report_names_the_kernels_in_use(monkeypatch, tmp_path):
     assert 'PyTorch / torchvision kernels' in describe_ops() or 'compiled ops' in describe_ops()
-    monkeypatch.setattr(mmcv_ops_check, 'ops_kernels', lambda: mmcv_ops_check.COMPILED)
+    monkeypatch.setattr(kernels, 'ops_kernels', lambda: kernels.COMPILED)
     library = tmp_path / '_ext.so'
     library.write_bytes(b'\x7fELF.nv_fatbin')
-    monkeypatch.setattr(mmcv_ops_check, 'compiled_ops_library', lambda: library)
+    monkeypatch.setattr(kernels, 'compiled_ops_library', lambda: library)
     assert describe_ops() == f"mmcv's compiled ops with CUDA kernels ({library})"
-    monkeypatch.setattr(mmcv_ops_check, 'ops_kernels', lambda: mmcv_ops_check.TORCHVISION)
+    monkeypatch.setattr(kernels, 'ops_kernels', lambda: kernels.TORCHVISION)
     assert describe_ops().startswith("vitspec's PyTorch / torchvision kernels")
 
 
@@ -179,7 +180,7 @@ def stand_in_runs(monkeypatch, bf16_loss):
         loss = bf16_loss if precision == 'bf16' else 1.0
         return gc.RunResult({1: 2.0, 2: loss}, iters_per_s=3.0, peak_memory_mb=float('nan'))
 
-    monkeypatch.setattr(gc, 'run_training', run_training)
+    monkeypatch.setattr(tool, 'run_training', run_training)
     return runs
 
 
@@ -189,15 +190,15 @@ def test_the_whole_check_runs_on_cpu(monkeypatch, tmp_path, capsys):
     the training runs themselves are stand-ins here (the next test runs them)."""
     monkeypatch.setattr(gc, 'ops_check_isolated', oc.ops_against_cpu)
     written = []
-    monkeypatch.setattr(gc, 'write_demo_data', written.append)
+    monkeypatch.setattr(tool, 'write_demo_data', lambda out, names: written.append((out, names)))
     runs = stand_in_runs(monkeypatch, bf16_loss=1.01)
     argv = ['--device', 'cpu', '--tasks', 'depth', '--precisions', 'fp32', 'bf16', '--iters', '2']
     argv += ['--work-dir', str(tmp_path), '--data-root', str(tmp_path / 'demo')]
-    assert gc.main(argv) == 0
+    assert tool.main(argv) == 0
     out = capsys.readouterr().out
     assert 'mmcv nms: ok' in out and 'mmcv roi_align: ok' in out
     assert f'mmcv ops: {describe_ops()}' in out
-    assert written == [['--out', str(tmp_path / 'demo'), '--datasets', 'nyu']]
+    assert written == [(tmp_path / 'demo', ['nyu'])]
     assert [run[:4] for run in runs] == [
         ('depth', 1, 'fp32', 'depth-1cpu-fp32'),
         ('depth', 1, 'bf16', 'depth-1cpu-bf16'),
@@ -211,10 +212,10 @@ def test_the_whole_check_runs_on_cpu(monkeypatch, tmp_path, capsys):
 
 def test_losses_that_differ_fail_the_check(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(gc, 'ops_check_isolated', oc.ops_against_cpu)
-    monkeypatch.setattr(gc, 'write_demo_data', lambda argv: None)
+    monkeypatch.setattr(tool, 'write_demo_data', lambda out, names: None)
     stand_in_runs(monkeypatch, bf16_loss=1.5)
     argv = ['--device', 'cpu', '--tasks', 'depth', '--precisions', 'fp32', 'bf16']
-    assert gc.main([*argv, '--processes', '1', '--work-dir', str(tmp_path)]) == 1
+    assert tool.main([*argv, '--processes', '1', '--work-dir', str(tmp_path)]) == 1
     assert '| depth | 1 | bf16 | 3.00 | nan | DIFFER' in capsys.readouterr().out
 
 
@@ -223,7 +224,7 @@ def test_the_multi_process_runs_train_on_two_cpu_processes(tmp_path):
     """gpu_check's multi-GPU branch as it runs on GPUs (torchrun), here with 2 ranks on the CPU
     (gloo): the demo segmentation, 2 iterations (about 45 s on 2 busy cores)."""
     make_demo_data(tmp_path / 'demo', 'ade20k', 8, 2)
-    rows, failed = gc.train_runs(
+    rows, failed = tool.train_runs(
         'cpu', [2], ['segmentation'], ['fp32'], tmp_path, iters=2, data_root=tmp_path / 'demo'
     )
     assert not failed, rows

@@ -3,7 +3,8 @@
 import pytest
 
 from tests.utils import ROOT, run_tool
-from vitspec.apis.model_table import DATASETS, describe, model_table
+from vitspec.config.location import DATASETS
+from vitspec.ledger.model_table import describe, model_table
 
 
 def test_every_config_listed_once():

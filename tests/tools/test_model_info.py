@@ -5,7 +5,7 @@ import json
 import pytest
 
 from tests.utils import ROOT, run_tool
-from vitspec.apis.model_info import model_info
+from vitspec.analysis.model_info import model_info
 
 DEMO = 'configs/demo/fcn_specvit-tiny-p8-{}_2xb4-500it_demo-ade20k-128x128.py'
 

@@ -5,7 +5,7 @@ import pytest
 from mmengine.config import Config
 from mmseg.datasets import ADE20KDataset
 
-from vitspec.apis.relative_paths import relative_paths_explained
+from vitspec.config.relative_paths import relative_paths_explained
 
 DATA_ROOT = 'data/demo/ade'
 

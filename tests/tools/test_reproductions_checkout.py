@@ -1,11 +1,11 @@
-"""tools/reproductions.py reads the ledger, configs, docs and README of the checkout it belongs
+"""tools/reproductions.py reads the ledger, configs and docs of the checkout it belongs
 to, not of the checkout vitspec is imported from, and says which one it read."""
 
 import importlib.util
 import shutil
 
 from tests.utils import ROOT
-from vitspec.apis.reproductions import README_END, README_START
+
 
 SHARED = """
 datasets: [toy]
@@ -39,7 +39,6 @@ def other_checkout(tmp_path, lr: float):
     (tmp_path / 'configs' / 'toy' / 'x.py').write_text(
         f'optim_wrapper = dict(optimizer=dict(lr={lr}))\n'
     )
-    (tmp_path / 'README.md').write_text(f'# other\n{README_START}\n{README_END}\n')
     spec = importlib.util.spec_from_file_location(
         'other_reproductions', tmp_path / 'tools' / 'reproductions.py'
     )
@@ -52,7 +51,7 @@ def test_check_reads_the_configs_of_the_tools_own_checkout(tmp_path, capsys):
     tool = other_checkout(tmp_path, lr=0.5)
     assert tool.main(['--check']) == 1
     out = capsys.readouterr().out
-    assert out.startswith(f'reproductions: the ledger, configs, docs and README.md of {tmp_path}')
+    assert out.startswith(f'reproductions: the ledger, configs and docs of {tmp_path}')
     assert f'vitspec itself is imported from {ROOT}' in out
     assert 'r1: optim_wrapper.optimizer.lr = 0.5 in configs/toy/x.py, ledger says 0.1' in out
 
@@ -62,10 +61,7 @@ def test_docs_are_written_into_the_tools_own_checkout(tmp_path):
     readme = (ROOT / 'README.md').read_text()
     assert tool.main(['--check']) == 0
     assert tool.main([]) == 0
-    assert (
-        '| P, T1 | toy | [ViT-S](configs/toy/x.py): mIoU 40.0 |'
-        in (tmp_path / 'README.md').read_text()
-    )
+    assert '| P, T1: ViT-S | mIoU 40.0 |' in (tmp_path / 'docs' / 'reproduce.md').read_text()
     assert '| P, T1: ViT-S' not in (ROOT / 'docs' / 'reproduce.md').read_text()
     assert (tmp_path / 'docs' / 'reproduce.md').is_file()
     assert (ROOT / 'README.md').read_text() == readme

@@ -8,7 +8,7 @@ import pytest
 from PIL import Image
 
 from tests.utils import run_tool
-from vitspec.apis.run_logs import series
+from vitspec.runs.logs import series
 
 
 def train_record(step, loss):

@@ -10,8 +10,8 @@ from mmengine.config import Config
 
 from tests.tools.test_config_errors import DEMO
 from tools.test import parse_args
-from vitspec.apis import saved_config
-from vitspec.apis.saved_config import SavedConfigMismatch, check_saved_config
+from vitspec.config import saved as saved_config
+from vitspec.config.saved import SavedConfigMismatch, check_saved_config
 
 TRAINED = Config.fromfile(DEMO)
 CHECKPOINT = dict(meta=dict(cfg=TRAINED.pretty_text), state_dict={})

@@ -7,8 +7,8 @@ import pytest
 from mmengine.config import Config
 
 from tests.utils import ROOT
-from vitspec.apis.vis_backends import add_vis_backends
 from vitspec.engine import EvalProgressBarHook
+from vitspec.runs.vis_backends import add_vis_backends
 
 DEMO = str(ROOT / 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py')
 

@@ -7,8 +7,8 @@ import torch
 from PIL import Image
 
 from tests.utils import ROOT, run_tool
-from vitspec.apis import feature_maps as vf
-from vitspec.apis.backbone_source import load_backbone
+from vitspec.analysis import feature_maps as vf
+from vitspec.analysis.backbone_source import load_backbone
 
 PLAIN = ROOT / 'configs/demo/fcn_specvit-tiny-p8-plain_2xb4-500it_demo-ade20k-128x128.py'
 SPEC = ROOT / 'configs/demo/fcn_specvit-tiny-p8-spec_2xb4-500it_demo-ade20k-128x128.py'

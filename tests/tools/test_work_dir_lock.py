@@ -9,12 +9,12 @@ import sys
 import pytest
 
 from tests.utils import ROOT, run_tool
-from vitspec.apis.work_dir_lock import LOCK_NAME, work_dir_owned
 from vitspec.errors import WorkDirInUseError
+from vitspec.runs.work_dir_lock import LOCK_NAME, work_dir_owned
 
 HOLD = (
     'import sys, time\n'
-    'from vitspec.apis.work_dir_lock import work_dir_owned\n'
+    'from vitspec.runs.work_dir_lock import work_dir_owned\n'
     'with work_dir_owned(sys.argv[1]):\n'
     '    print("held", flush=True)\n'
     '    time.sleep(600)\n'

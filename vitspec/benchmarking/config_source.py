@@ -12,7 +12,7 @@ from pathlib import Path
 
 from mmengine.config import Config
 
-from vitspec.config_dir import SCOPE, config_dir, config_path
+from vitspec.config.location import SCOPE, config_dir, config_path
 
 # pipeline steps whose size is the training input's, in the order they are trusted
 SIZED_STEPS = {'RandomCrop': 'crop_size', 'FixedSizePad': 'size', 'Pad': 'size'}

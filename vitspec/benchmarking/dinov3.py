@@ -12,7 +12,7 @@ from mmengine.config import Config
 
 from vitspec.checkpoints import load_state_dict_strict
 from vitspec.checkpoints.convert import convert_checkpoint
-from vitspec.config_dir import config_dir
+from vitspec.config.location import config_dir
 from vitspec.models import SpecViT
 
 FRAGMENT = Path('_base_/models/backbones/vit-s16_dinov3.py')  # below config_dir()

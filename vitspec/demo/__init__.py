@@ -8,6 +8,6 @@ folder appear complete or not at all. `tools/make_demo_data.py` is the command l
 """
 
 from .catalog import DATA_ROOTS, DATASETS, SPLITS
-from .store import write_dataset
+from .store import write_dataset, write_datasets
 
-__all__ = ['DATA_ROOTS', 'DATASETS', 'SPLITS', 'write_dataset']
+__all__ = ['DATA_ROOTS', 'DATASETS', 'SPLITS', 'write_dataset', 'write_datasets']

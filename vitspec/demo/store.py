@@ -5,8 +5,10 @@ keeps the dataset."""
 import json
 import os
 import shutil
+import time
+from pathlib import Path
 
-from .catalog import GENERATOR_VERSION
+from .catalog import DATA_ROOTS, DATASETS, GENERATOR_VERSION
 from .progress import make_progress
 from .writers import WRITERS
 
@@ -82,3 +84,27 @@ def _move_into_place(partial, target):
         shutil.rmtree(old, ignore_errors=True)
     else:
         os.rename(partial, target)
+
+
+def write_datasets(out, names, seed=0, num_train=None, num_val=None, force=False):
+    """Write each dataset of ``names`` under ``out`` (its catalog's image counts unless
+    ``num_train`` / ``num_val`` are given), a line per dataset on stdout."""
+    out = Path(out).resolve()
+    for name in dict.fromkeys(names):
+        spec = DATASETS[name]
+        counts = {
+            'train': spec.num_train if num_train is None else num_train,
+            'val': spec.num_val if num_val is None else num_val,
+        }
+        started = time.perf_counter()
+        outcome = write_dataset(out, name, counts, seed, force)
+        what = (
+            'already complete, kept'
+            if outcome == 'kept'
+            else f'wrote in {time.perf_counter() - started:.1f} s'
+        )
+        print(
+            f'{name:<10} {counts["train"]:>4} train + {counts["val"]:>3} val images '
+            f'(seed {seed}), {what}: {out / DATA_ROOTS[name]}',
+            flush=True,
+        )

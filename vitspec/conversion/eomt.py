@@ -1,0 +1,39 @@
+"""Converting a released EoMT checkpoint (tue-mps/eomt) into a checkpoint of our EoMT segmentor,
+checked against EoMTNetwork before writing."""
+
+import os.path as osp
+
+import torch
+
+from vitspec.checkpoints import load_state_dict_strict
+from vitspec.fileio import atomic_torch_save, safe_torch_load
+from vitspec.models.backbones.spec_vit import SpecViT
+from vitspec.models.eomt.checkpoint_format import convert_eomt_checkpoint
+from vitspec.models.eomt.network import EoMTNetwork
+
+# where the segmentor EoMT holds its EoMTNetwork: the converted keys live under it
+SEGMENTOR_PREFIX = 'network.'
+
+
+def convert_eomt_file(src: str, dst: str, num_heads: int = None, trust_pickle=False) -> dict:
+    """Convert ``src`` to ``dst`` (``state_dict`` under ``network.``, ``meta['backbone_cfg']``
+    and ``meta['eomt_cfg']``); returns the meta."""
+    checkpoint = safe_torch_load(src, trust_pickle=trust_pickle)
+    sd, backbone_cfg, eomt_cfg = convert_eomt_checkpoint(checkpoint, num_heads)
+    check_network_builds(sd, backbone_cfg, eomt_cfg, src)
+    meta = dict(
+        backbone_cfg=backbone_cfg, eomt_cfg=eomt_cfg, source=osp.basename(src), format='eomt'
+    )
+    state_dict = {SEGMENTOR_PREFIX + k: v for k, v in sd.items()}
+    atomic_torch_save(dict(meta=meta, state_dict=state_dict), dst)
+    return meta
+
+
+def check_network_builds(sd: dict, backbone_cfg: dict, eomt_cfg: dict, source: str) -> None:
+    """Fail before writing if the weights do not load strictly into the EoMTNetwork they
+    describe (built on the meta device)."""
+    with torch.device('meta'):
+        network = EoMTNetwork(SpecViT(**backbone_cfg), **eomt_cfg)
+    load_state_dict_strict(
+        network, {k: v.to('meta') for k, v in sd.items()}, source=source, assign=True
+    )
