@@ -13,7 +13,7 @@ import pytest
 import vitspec.datasets.checked_coco as checked_coco
 from tests.datasets.test_checked_coco import build_dataset, rewrite_annotations, write_coco
 from vitspec.datasets.checked_coco import mmdet_drop_reason, rle_size_problem
-from vitspec.engine.empty_dataset_check import EmptyDatasetCheckHook
+from vitspec.engine.hooks.empty_dataset_check import EmptyDatasetCheckHook
 from vitspec.errors import DataFileError
 
 

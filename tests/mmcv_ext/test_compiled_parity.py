@@ -16,7 +16,7 @@ from mmcv.ops import (
     nms_match,
 )
 
-from vitspec.engine.mmcv_ops_check import COMPILED, ops_kernels
+from vitspec.engine.mmcv_ops.kernels import COMPILED, ops_kernels
 
 REFERENCE = Path(__file__).with_name('compiled_ops_reference.pt')
 CASES = torch.load(REFERENCE, weights_only=True)['cases']

@@ -13,7 +13,7 @@ import torch
 
 from tests.utils import ROOT
 from tools import mmcv_wheel as mw
-from vitspec.engine.mmcv_ops_check import library_has_cuda_kernels
+from vitspec.engine.mmcv_ops.kernels import library_has_cuda_kernels
 
 EXT = 'mmcv/_ext.cpython-311-x86_64-linux-gnu.so'
 

@@ -126,7 +126,7 @@ CASES = (
 def kernel_sets() -> Dict[str, object]:
     """The kernel modules at hand: vitspec's always, mmcv's compiled library when installed."""
     from vitspec import mmcv_ext
-    from vitspec.engine.mmcv_ops_check import COMPILED, ops_kernels
+    from vitspec.engine.mmcv_ops.kernels import COMPILED, ops_kernels
 
     sets = {VITSPEC: mmcv_ext}
     if ops_kernels() == COMPILED:

@@ -1,29 +1,33 @@
-"""Importing this package registers its modules."""
+"""What mmengine's Runner is given to run: the Runner itself (``runner``), its hooks (``hooks``),
+optimizer wrappers and constructors (``optim``), checkpoint handling (``checkpointing``), the
+CPU DDP model wrapper and mmcv's ops in a run (``mmcv_ops``). Importing this package registers
+every one of them."""
 
-from .computable_metrics import ComputableMetricsHook
 from .cpu_distributed import CPUDistributedDataParallel
-from .dataset_report import DatasetReportHook
-from .empty_dataset_check import EmptyDatasetCheckHook
-from .finite_loss import FiniteLossOptimWrapper
-from .finite_loss_amp import FiniteLossAmpOptimWrapper
-from .iteration_seed import IterationSeedHook
-from .layer_decay import LayerDecayOptimWrapperConstructor
-from .linear_probe import BackboneNotFrozenError, LinearProbeHook
-from .mask_annealing import MaskAnnealingHook
-from .mmcv_ops_check import MmcvCudaOpsCheckHook
-from .no_decay import no_decay_parameters
-from .progress_bar_hook import EvalProgressBarHook
-from .safe_io_hook import SafeIOHook
-from .stored_order_visualization import (
+from .hooks import (
+    ComputableMetricsHook,
+    DatasetReportHook,
+    EmptyDatasetCheckHook,
+    EvalProgressBarHook,
+    IterationSeedHook,
+    LinearProbeHook,
+    MmcvCudaOpsCheckHook,
+    SafeIOHook,
     StoredOrderDetVisualizationHook,
     StoredOrderSegVisualizationHook,
+    TargetsCheckHook,
+    UnusedParameterCheckHook,
 )
-from .strict_load import StrictLoadRunner
-from .targets_check import TargetsCheckHook
-from .unused_parameters import UnusedParameterCheckHook, UnusedParameterError
+from .optim import (
+    FiniteLossAmpOptimWrapper,
+    FiniteLossOptimWrapper,
+    LayerDecayOptimWrapperConstructor,
+    no_decay_parameters,
+)
+from .runner import CheckedRunner
 
 __all__ = [
-    'BackboneNotFrozenError',
+    'CheckedRunner',
     'ComputableMetricsHook',
     'CPUDistributedDataParallel',
     'DatasetReportHook',
@@ -34,14 +38,11 @@ __all__ = [
     'IterationSeedHook',
     'LayerDecayOptimWrapperConstructor',
     'LinearProbeHook',
-    'MaskAnnealingHook',
     'MmcvCudaOpsCheckHook',
     'no_decay_parameters',
     'SafeIOHook',
     'StoredOrderDetVisualizationHook',
     'StoredOrderSegVisualizationHook',
-    'StrictLoadRunner',
     'TargetsCheckHook',
     'UnusedParameterCheckHook',
-    'UnusedParameterError',
 ]

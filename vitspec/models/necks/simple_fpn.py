@@ -12,7 +12,7 @@ from timm.layers import LayerNorm2d
 from torch import nn
 
 # mmcv/mmdet have no channels-first LayerNorm; timm's is an nn.LayerNorm, so the no-decay
-# rule (vitspec.engine.no_decay) and mmcv's norm-abbreviation rule both recognise it.
+# rule (vitspec.engine.optim.no_decay) and mmcv's norm-abbreviation rule both recognise it.
 MODELS.register_module('LN2d', module=LayerNorm2d)
 
 

@@ -10,7 +10,7 @@ import torch
 from mmengine.config import Config
 
 from tests.utils import ROOT
-from vitspec.engine.linear_probe import LinearProbeHook
+from vitspec.engine.hooks.linear_probe import LinearProbeHook
 from vitspec.models import SpecViT
 
 NYU = ROOT / 'configs' / 'nyu'

@@ -17,7 +17,7 @@ from mmseg.registry import DATASETS as SEG_DATASETS
 from PIL import Image
 
 import vitspec  # noqa: F401  (registers)
-import vitspec.engine.dataset_report as dataset_report
+import vitspec.engine.hooks.dataset_report as dataset_report
 from tests.datasets.test_checked_coco import write_coco
 from tests.utils import ROOT
 from vitspec.datasets.untaken_files import untaken_files

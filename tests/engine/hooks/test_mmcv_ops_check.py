@@ -4,7 +4,6 @@ real probe of the real library included."""
 
 from types import SimpleNamespace
 
-import mmcv.ops
 import pytest
 import torch
 from mmengine.config import Config
@@ -14,8 +13,9 @@ from mmengine.runner import Runner
 
 import vitspec  # noqa: F401  registers the hook
 from tests.utils import ROOT, ones_loader
-from vitspec.engine import mmcv_ops_check
-from vitspec.engine.mmcv_ops_check import MmcvCudaOpsCheckHook
+from vitspec.engine.hooks import mmcv_ops_check
+from vitspec.engine.hooks.mmcv_ops_check import MmcvCudaOpsCheckHook
+from vitspec.engine.mmcv_ops import kernels
 from vitspec.errors import MmcvOpsError
 
 
@@ -34,7 +34,7 @@ def stand_in(monkeypatch, on_cuda, ops_have_cuda):
     devices = {'cuda', 'cpu'} if on_cuda else {'cpu'}
     monkeypatch.setattr(mmcv_ops_check, 'model_device_types', lambda model: devices)
     monkeypatch.setattr(
-        mmcv_ops_check, 'mmcv_ops_have_kernels', lambda device: device == 'cpu' or ops_have_cuda
+        kernels, 'mmcv_ops_have_kernels', lambda device: device == 'cpu' or ops_have_cuda
     )
 
 
@@ -52,9 +52,9 @@ def test_cuda_run_with_cpu_only_ops_stops_with_the_fix(monkeypatch):
 
 
 def test_mmcv_lite_stops_on_every_device(monkeypatch):
-    monkeypatch.setattr(mmcv_ops_check, 'ops_kernels', lambda: None)
-    assert not mmcv_ops_check.mmcv_ops_have_kernels('cpu')
-    assert not mmcv_ops_check.mmcv_ops_have_kernels('cuda')
+    monkeypatch.setattr(kernels, 'ops_kernels', lambda: None)
+    assert not kernels.mmcv_ops_have_kernels('cpu')
+    assert not kernels.mmcv_ops_have_kernels('cuda')
     runner = SimpleNamespace(model=torch.nn.Linear(2, 2))
     with pytest.raises(
         MmcvOpsError, match=r'on cpu, but mmcv has no ops \(mmcv-lite\): .*install.sh'
@@ -76,13 +76,13 @@ def runner_with_hook(model, work_dir):
 def test_a_cpu_run_checks_its_device_and_trains(monkeypatch, tmp_path):
     """The real probe of the installed library, for the device the model is on (cpu here, cuda
     on a GPU), then training."""
-    probed, probe = [], mmcv_ops_check.mmcv_ops_have_kernels
+    probed, probe = [], kernels.mmcv_ops_have_kernels
 
     def spy(device):
         probed.append((device, probe(device)))
         return probed[-1][1]
 
-    monkeypatch.setattr(mmcv_ops_check, 'mmcv_ops_have_kernels', spy)
+    monkeypatch.setattr(kernels, 'mmcv_ops_have_kernels', spy)
     model = Counting()
     runner_with_hook(model, tmp_path).train()
     assert probed == [('cpu', True)] and model.calls == 2
@@ -102,39 +102,6 @@ def test_device_probe_reads_where_the_model_is():
     meta = torch.nn.Linear(2, 2, device='meta')
     meta.register_buffer('cpu_buffer', torch.zeros(1))
     assert mmcv_ops_check.model_device_types(meta) == {'cpu', 'meta'}
-
-
-def test_ops_probe_reads_the_library_not_mmcvs_version_call(monkeypatch, tmp_path):
-    """A compiled CPU-only build: the probe says so from its library, without calling mmcv's
-    get_compiling_cuda_version, which crashes mmcv 2.1.0 built with CUDA 13."""
-
-    def crash():
-        raise AssertionError('get_compiling_cuda_version called')
-
-    monkeypatch.setattr(mmcv.ops, 'get_compiling_cuda_version', crash)
-    ext = tmp_path / '_ext.cpython-311-x86_64-linux-gnu.so'
-    ext.write_bytes(b'\x7fELF' + b'\0' * 64)
-    monkeypatch.setattr(mmcv_ops_check, 'ops_kernels', lambda: mmcv_ops_check.COMPILED)
-    monkeypatch.setattr(mmcv_ops_check, 'compiled_ops_library', lambda: ext)
-    assert mmcv_ops_check.mmcv_ops_have_kernels('cuda') is False
-    assert mmcv_ops_check.mmcv_ops_have_kernels('cpu') is True
-    ext.write_bytes(b'\x7fELF.nv_fatbin')
-    assert mmcv_ops_check.mmcv_ops_have_kernels('cuda') is True
-
-
-def test_vitspecs_kernels_serve_every_device(monkeypatch):
-    monkeypatch.setattr(mmcv_ops_check, 'ops_kernels', lambda: mmcv_ops_check.TORCHVISION)
-    assert mmcv_ops_check.mmcv_ops_have_kernels('cuda') is True
-    assert mmcv_ops_check.mmcv_ops_have_kernels('cpu') is True
-
-
-def test_the_installed_kernels_are_recognised():
-    """tools/install.sh's default installs vitspec's kernels as mmcv._ext; --mmcv-ops the
-    compiled library."""
-    kind = mmcv_ops_check.ops_kernels()
-    assert kind in (mmcv_ops_check.TORCHVISION, mmcv_ops_check.COMPILED)
-    assert (mmcv_ops_check.compiled_ops_library() is None) == (kind == mmcv_ops_check.TORCHVISION)
-    assert mmcv_ops_check.mmcv_ops_have_kernels('cpu')
 
 
 def test_detection_runs_declare_the_check():

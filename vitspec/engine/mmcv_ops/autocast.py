@@ -22,7 +22,7 @@ from typing import NamedTuple, Tuple
 
 import torch
 
-from .mmcv_ops_check import COMPILED, ops_kernels
+from .kernels import COMPILED, ops_kernels
 
 LOW_PRECISION = (torch.float16, torch.bfloat16)
 

@@ -9,9 +9,9 @@ from mmengine.config import Config
 from mmengine.hooks import Hook
 
 from tests.utils import ROOT, run_tool
-from vitspec.apis.runner import build_runner
 from vitspec.errors import BackboneNotFrozenError
 from vitspec.models import SpecViT
+from vitspec.runs.runner import build_runner
 
 CONFIG = ROOT / 'configs/demo/fcn_specvit-tiny-p8-plain_2xb4-500it_demo-ade20k-128x128.py'
 

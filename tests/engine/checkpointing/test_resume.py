@@ -11,10 +11,10 @@ from mmengine.model import BaseModel
 
 import vitspec.engine  # noqa: F401  registers SafeIOHook
 from tests.utils import ROOT, ones_loader, restored_mmengine_instances
-from vitspec.apis.runner import build_runner
-from vitspec.engine import StrictLoadRunner
-from vitspec.engine.resume_checkpoint import checkpoint_to_resume
+from vitspec.engine import CheckedRunner
+from vitspec.engine.checkpointing.resume import checkpoint_to_resume
 from vitspec.errors import CheckpointError
+from vitspec.runs.runner import build_runner
 
 
 class Linear(BaseModel):
@@ -27,7 +27,7 @@ class Linear(BaseModel):
 
 
 def runner(work_dir, max_iters, **kwargs):
-    return StrictLoadRunner(
+    return CheckedRunner(
         model=Linear(),
         work_dir=str(work_dir),
         train_dataloader=ones_loader(4),

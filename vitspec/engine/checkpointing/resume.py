@@ -45,6 +45,12 @@ def checkpoint_to_resume(work_dir: str, written_by_this_run=()) -> str:
     return named
 
 
+def written_by_this_run(runner) -> tuple:
+    """What the run wrote into its work dir before it resumes: its log folder (named by its
+    timestamp) and its copy of the config."""
+    return runner.timestamp, osp.basename(runner.cfg.filename or f'{runner.timestamp}.py')
+
+
 def nothing_to_resume(work_dir: str, written_by_this_run: set) -> str:
     entries = sorted(
         name

@@ -8,8 +8,8 @@ from mmengine.runner import Runner
 
 import vitspec  # noqa: F401  registers FiniteLossOptimWrapper
 from tests.utils import ones_loader
-from vitspec.apis.runner import enable_amp
 from vitspec.engine import FiniteLossAmpOptimWrapper
+from vitspec.runs.runner import enable_amp
 
 
 class NanAtThirdStep(BaseModel):
@@ -75,7 +75,7 @@ def test_amp_device_is_a_parameter_by_default_where_the_runner_puts_the_model(mo
     for device, kind in (('cuda', 'cuda'), ('cuda:1', 'cuda'), ('cpu', 'cpu')):
         wrapper = FiniteLossAmpOptimWrapper(optimizer=torch.optim.SGD(params), device=device)
         assert wrapper.device == kind and wrapper.loss_scaler._device == kind
-    monkeypatch.setattr('vitspec.engine.finite_loss_amp.get_device', lambda: 'cuda')
+    monkeypatch.setattr('vitspec.engine.optim.finite_loss_amp.get_device', lambda: 'cuda')
     assert FiniteLossAmpOptimWrapper(optimizer=torch.optim.SGD(params)).device == 'cuda'
     sharded = FiniteLossAmpOptimWrapper(
         optimizer=torch.optim.SGD(params), use_fsdp=True, device='cpu'

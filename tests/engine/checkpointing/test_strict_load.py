@@ -6,10 +6,10 @@ import torch
 from mmengine.config import Config
 
 from tests.utils import ROOT, make_demo_data, restored_mmengine_instances
-from vitspec.apis.evaluation import enable_tta, load_strict
-from vitspec.apis.runner import build_runner
 from vitspec.checkpoints.mismatch import Mismatch, describe_mismatch
 from vitspec.errors import CheckpointError
+from vitspec.runs.evaluation import enable_tta, load_strict
+from vitspec.runs.runner import build_runner
 
 CONFIG = ROOT / 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
 

@@ -12,7 +12,7 @@ from mmengine.runner import Runner
 import vitspec.engine  # noqa: F401  registers the wrappers and SafeIOHook
 from tests.utils import ones_loader
 from vitspec.engine import FiniteLossAmpOptimWrapper
-from vitspec.engine.skipped_steps import SkippedSteps
+from vitspec.engine.optim.skipped_steps import SkippedSteps
 
 
 class NanGradients(BaseModel):

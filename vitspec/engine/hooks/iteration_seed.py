@@ -10,6 +10,8 @@ data pipeline's numpy / random draws need nothing: mmengine reseeds them when it
 replays the skipped batches through the pipeline.
 """
 
+import copy
+
 import numpy as np
 import torch
 from mmengine.hooks import Hook
@@ -27,9 +29,22 @@ def iteration_seed(seed: int, iteration: int) -> int:
 class IterationSeedHook(Hook):
     """Seeds torch (CPU and CUDA) before each training iteration with
     ``iteration_seed(runner.seed, runner.iter)``; runner.seed is per rank when the config's
-    ``randomness.diff_rank_seed`` asks for it. StrictLoadRunner adds it to every run."""
+    ``randomness.diff_rank_seed`` asks for it. CheckedRunner adds it to every run
+    (``with_iteration_seed``)."""
 
     priority = 'VERY_HIGH'
 
     def before_train_iter(self, runner, batch_idx: int, data_batch=None) -> None:
         torch.manual_seed(iteration_seed(runner.seed, runner.iter))
+
+
+def with_iteration_seed(cfg):
+    """``cfg`` with an IterationSeedHook in ``custom_hooks`` (a copy; ``cfg`` itself when it has
+    one already)."""
+    hooks = list(cfg.get('custom_hooks') or [])
+    name = IterationSeedHook.__name__
+    if any(isinstance(h, dict) and h.get('type') in (name, IterationSeedHook) for h in hooks):
+        return cfg
+    cfg = copy.deepcopy(cfg)
+    cfg.custom_hooks = [*hooks, dict(type=name)]
+    return cfg

@@ -1,6 +1,6 @@
 """IterationSeedHook: torch's generators are seeded before each training iteration from the run's
 seed and the iteration, so that the draws of iteration N do not depend on what ran before it
-(a resumed run); StrictLoadRunner adds the hook to every run's custom_hooks, once."""
+(a resumed run); CheckedRunner adds the hook to every run's custom_hooks, once."""
 
 from types import SimpleNamespace
 
@@ -8,8 +8,7 @@ import torch
 from mmengine.config import Config
 
 from vitspec.engine import IterationSeedHook
-from vitspec.engine.iteration_seed import iteration_seed
-from vitspec.engine.strict_load import with_iteration_seed
+from vitspec.engine.hooks.iteration_seed import iteration_seed, with_iteration_seed
 
 
 def draws(seed, iteration, before=0):

@@ -10,7 +10,7 @@ from mmengine.runner import Runner
 
 import vitspec.engine  # noqa: F401  registers SafeIOHook and the wrapper
 from tests.utils import ones_loader
-from vitspec.engine.finite_checkpoint import check_finite_weights
+from vitspec.engine.checkpointing.finite_weights import check_finite_weights
 
 
 class RunningMeanOfLoss(BaseModel):

@@ -15,14 +15,15 @@ from mmengine.structures import InstanceData
 
 import vitspec  # noqa: F401  (registers)
 from tests.utils import ROOT
-from vitspec.engine import FiniteLossAmpOptimWrapper, mmcv_autocast
-from vitspec.engine.mmcv_autocast import (
+from vitspec.engine import FiniteLossAmpOptimWrapper
+from vitspec.engine.mmcv_ops import autocast as mmcv_autocast
+from vitspec.engine.mmcv_ops.autocast import (
     FLOAT32_ONLY_OPS,
     float32_only_functions,
     in_float32,
     run_mmcv_ops_in_float32,
 )
-from vitspec.engine.mmcv_ops_check import COMPILED, TORCHVISION
+from vitspec.engine.mmcv_ops.kernels import COMPILED, TORCHVISION
 
 DEMO = 'configs/demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-800it_demo-coco-160x160.py'
 NMS_CFG = dict(type='nms', iou_threshold=0.5)

@@ -10,7 +10,7 @@ from mmengine.registry import HOOKS
 
 from vitspec.fileio import install_safe_io, remove_stale_temporaries
 
-from .finite_checkpoint import check_finite_weights
+from ..checkpointing.finite_weights import check_finite_weights
 
 
 @HOOKS.register_module()

@@ -7,8 +7,8 @@ from mmengine.device import get_device
 from mmengine.optim import AmpOptimWrapper, OptimWrapper
 from mmengine.registry import OPTIM_WRAPPERS
 
+from ..mmcv_ops.autocast import run_mmcv_ops_in_float32
 from .finite_loss import FiniteLossMixin
-from .mmcv_autocast import run_mmcv_ops_in_float32
 
 # What an AMP switch (tools/train.py --amp) turns each wrapper into; AMP wrappers stay.
 AMP_FORM = {'FiniteLossOptimWrapper': 'FiniteLossAmpOptimWrapper'}

@@ -1,18 +1,12 @@
-"""A run stops before its first iteration when mmcv's ops have no kernels for the device the
-model is on (compiled ops, tools/install.sh --mmcv-ops: CUDA needs a wheel built with nvcc;
-mmcv-lite: no kernels at all), instead of failing in RoIAlign or NMS with mmcv's 'implementation
-for device cuda:0 not found' after data loading and the first forward. vitspec's PyTorch /
-torchvision kernels (tools/install.sh's default) run on every device."""
+"""Which kernels mmcv's ops run on, and whether they serve a device: vitspec's PyTorch /
+torchvision kernels (tools/install.sh's default) run on every device; mmcv's compiled ops
+(tools/install.sh --mmcv-ops) have CUDA kernels only when built with nvcc; mmcv-lite has none.
+Read by MmcvCudaOpsCheckHook (engine/hooks/mmcv_ops_check.py), the autocast wrappers and
+tools/gpu_check.sh."""
 
 import importlib
 import importlib.util
-import itertools
 import mmap
-
-from mmengine.hooks import Hook
-from mmengine.registry import HOOKS
-
-from vitspec.errors import MmcvOpsError
 
 FIX = (
     'run tools/install.sh (mmcv without compiled ops: its ops run on PyTorch / torchvision on '
@@ -23,12 +17,6 @@ FIX = (
 NO_OPS_FIX = 'install mmcv with its ops: run tools/install.sh (see docs/installation.md)'
 TORCHVISION = 'torchvision'
 COMPILED = 'compiled'
-
-
-def model_device_types(model) -> set:
-    """The device types ('cpu', 'cuda', ...) of the model's parameters and buffers; the Runner
-    has moved the model to its device before before_run."""
-    return {t.device.type for t in itertools.chain(model.parameters(), model.buffers())}
 
 
 def library_has_cuda_kernels(path) -> bool:
@@ -87,15 +75,3 @@ def missing_kernels_message(device_type: str) -> str:
     if device_type == 'cuda':
         return f"this run is on CUDA, but mmcv's compiled ops are CPU-only: {FIX}"
     return f'this run is on {device_type}, but mmcv has no ops (mmcv-lite): {NO_OPS_FIX}'
-
-
-@HOOKS.register_module()
-class MmcvCudaOpsCheckHook(Hook):
-    """The check for every device the model is on (the name is kept: configs declare it)."""
-
-    priority = 'VERY_HIGH'
-
-    def before_run(self, runner):
-        for device_type in sorted(model_device_types(runner.model)):
-            if not mmcv_ops_have_kernels(device_type):
-                raise MmcvOpsError(missing_kernels_message(device_type))

@@ -1,0 +1,32 @@
+"""The hooks a run calls (checks, reports, training behaviours); importing this package registers
+them in mmengine's HOOKS."""
+
+from .computable_metrics import ComputableMetricsHook
+from .dataset_report import DatasetReportHook
+from .empty_dataset_check import EmptyDatasetCheckHook
+from .eval_progress_bar import EvalProgressBarHook
+from .iteration_seed import IterationSeedHook
+from .linear_probe import LinearProbeHook
+from .mmcv_ops_check import MmcvCudaOpsCheckHook
+from .safe_io import SafeIOHook
+from .stored_order_visualization import (
+    StoredOrderDetVisualizationHook,
+    StoredOrderSegVisualizationHook,
+)
+from .targets_check import TargetsCheckHook
+from .unused_parameters import UnusedParameterCheckHook
+
+__all__ = [
+    'ComputableMetricsHook',
+    'DatasetReportHook',
+    'EmptyDatasetCheckHook',
+    'EvalProgressBarHook',
+    'IterationSeedHook',
+    'LinearProbeHook',
+    'MmcvCudaOpsCheckHook',
+    'SafeIOHook',
+    'StoredOrderDetVisualizationHook',
+    'StoredOrderSegVisualizationHook',
+    'TargetsCheckHook',
+    'UnusedParameterCheckHook',
+]
