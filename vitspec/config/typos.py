@@ -6,7 +6,7 @@ accepted and the run trains from scratch; and CheckpointHook takes unknown optio
 top-level keys close to a field that mmengine, mmseg / mmdet's tools or vitspec read (a key
 meant as a variable of the config is listed in ``intended_keys``); the options of every hook
 in ``default_hooks`` and ``custom_hooks`` against its constructor; ``env_cfg``'s keys; the
-keys of nested dicts that a consumer reads by name (nested_config_keys: a segmentor's test_cfg,
+keys of nested dicts that a consumer reads by name (nested_keys.py: a segmentor's test_cfg,
 a mask head's train_cfg, the evaluators, the loops).
 """
 

@@ -3,7 +3,6 @@ float32 and under bfloat16 autocast) on a device against the same ops on CPU: th
 tools/gpu_check.sh. With device='cpu' both sides run on the CPU, which
 executes every line of the comparison without a GPU (the tests do)."""
 
-import argparse
 import json
 import signal
 import subprocess
@@ -15,6 +14,11 @@ from mmcv.ops import MultiScaleDeformableAttention, RoIAlign, nms
 
 from vitspec.engine.mmcv_ops.autocast import run_mmcv_ops_in_float32
 
+# The child process of ops_check_isolated: the checks as JSON on the last line of its output.
+CHILD = (
+    'import json, sys; from vitspec.diagnostics.mmcv_ops import ops_against_cpu; '
+    'print(json.dumps([list(check) for check in ops_against_cpu(sys.argv[1])]))'
+)
 # CUDA kernels add in another order than the CPU ones (atomicAdd in RoIAlign's backward).
 FORWARD_ATOL = 1e-4
 BACKWARD_ATOL = 1e-3
@@ -108,8 +112,8 @@ def ops_against_cpu(device, seed=0) -> list:
 def ops_check_isolated(device, command=None) -> list:
     """`ops_against_cpu(device)` in a child process, so that a crash inside mmcv's compiled ops
     (seen: SIGSEGV in mmcv 2.1.0 built with CUDA 13.0) is one failed check, not the end of the
-    caller. ``command``: the child's command line (default: this module for `device`)."""
-    command = command or [sys.executable, '-m', __name__, '--device', device]
+    caller. ``command``: the child's command line (default: CHILD for `device`)."""
+    command = command or [sys.executable, '-c', CHILD, device]
     proc = subprocess.run(command, capture_output=True, text=True)
     if proc.returncode != 0:
         code = proc.returncode
@@ -117,16 +121,3 @@ def ops_check_isolated(device, command=None) -> list:
         last = ' '.join((proc.stderr.strip() or proc.stdout.strip()).splitlines()[-1:])
         return [OpCheck('ops', False, f'the check process ended with {ended}: {last[:200]}')]
     return [OpCheck(*check) for check in json.loads(proc.stdout.strip().splitlines()[-1])]
-
-
-def main(argv=None) -> int:
-    """The child of ops_check_isolated: the checks as JSON on the last line of its output."""
-    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('--device', required=True, help='cuda, cuda:1, cpu, ...')
-    args = parser.parse_args(argv)
-    print(json.dumps([list(check) for check in ops_against_cpu(args.device)]))
-    return 0
-
-
-if __name__ == '__main__':
-    sys.exit(main())
