@@ -2,8 +2,8 @@
 # configs/mae/mae-base_upernet_8xb2-amp-160k_ade20k-512x512.py, on schedules/schedule_160k.py):
 # AdamW lr 1e-4, betas (0.9, 0.999), weight decay 0.05; layer-wise lr decay 0.65 over
 # num_layers + 2 depths (LayerDecayOptimizerConstructor; ours has the same depth rule, see
-# vitspec/engine/layer_decay.py); LinearLR from 1e-6 over 1500 iterations, then PolyLR power 1.0
-# to 0 from 1500 to 160k; mixed precision with a dynamic loss scale (the config's
+# vitspec/engine/optim/layer_decay.py); LinearLR from 1e-6 over 1500 iterations, then PolyLR
+# power 1.0 to 0 from 1500 to 160k; mixed precision with a dynamic loss scale (the config's
 # fp16 = dict(loss_scale='dynamic'); mmseg 1.x reads it only through --amp, so it is written
 # here as AmpOptimWrapper, in its finite-loss form); 160k iterations, checkpoint and validation
 # every 16k.

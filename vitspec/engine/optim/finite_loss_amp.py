@@ -45,7 +45,7 @@ class AnyDeviceAmpOptimWrapper(AmpOptimWrapper):
     says otherwise, mmengine's CUDA default) and torch's grad scaler for that device. mmengine's
     own refuses a machine without an accelerator; this one runs the same lines on CUDA and on the
     CPU, so a CPU test executes the GPU path. mmcv's ops whose kernels refuse the autocast dtype
-    run in float32 (mmcv_autocast.py: NMS and RoIAlign on the CPU, deformable attention in
+    run in float32 (mmcv_ops/autocast.py: NMS and RoIAlign on the CPU, deformable attention in
     bfloat16 on CUDA)."""
 
     def __init__(
