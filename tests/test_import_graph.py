@@ -17,12 +17,12 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / 'vitspec'
 
 # What each part of the package (its first name below vitspec) may import, bottom to top.
-# A part not listed here may import anything but apis, the top; nothing imports the root.
+# A part not listed here may import anything but the top parts; nothing imports the root.
+MODEL_SIDE = {'errors', 'fileio', 'layers', 'checkpoints', 'models', 'config'}
 ALLOWED = {
     'errors': set(),
     'version': set(),
     'depth_crops': set(),
-    'config_dir': set(),
     # installed as mmcv._ext too (tools/install.sh), where mmseg and mmdet import it: no vitspec
     'mmcv_ext': set(),
     'fileio': {'errors'},
@@ -31,8 +31,29 @@ ALLOWED = {
     'models': {'errors', 'fileio', 'layers', 'checkpoints'},
     'datasets': {'errors', 'fileio', 'depth_crops'},
     'evaluation': {'errors', 'fileio', 'depth_crops'},
+    # config handling: where the configs are, the config tree, --cfg-options, key typos, digests
+    'config': {'errors'},
+    'engine': {'errors', 'fileio', 'layers', 'checkpoints', 'datasets', 'config'},
+    # runs: a Runner from a config and its work dir; then the top parts, what tools/ is made of
+    'runs': {*MODEL_SIDE, 'datasets', 'evaluation', 'depth_crops', 'engine'},
+    'conversion': MODEL_SIDE,  # released files into checkpoints of our models
+    'analysis': MODEL_SIDE,  # inside a backbone: source, size, features, conditioning
+    'ledger': {'errors', 'fileio', 'config', 'evaluation', 'depth_crops', 'engine', 'runs'},
+    'diagnostics': {'errors', 'fileio', 'engine', 'demo'},  # the machine: GPU check, mmcv ops
 }
-TOP = 'apis'
+TOP = {'ledger', 'conversion', 'analysis', 'diagnostics'}  # nothing in vitspec imports these
+
+# Within vitspec.engine, what each of its parts may import: the runner at the top, the hooks and
+# the optimizer wrappers below it, checkpoint handling and mmcv's ops at the bottom. The package's
+# __init__ imports them all, and none of them imports it.
+ENGINE_ALLOWED = {
+    'checkpointing': set(),
+    'mmcv_ops': set(),
+    'cpu_distributed': set(),
+    'optim': {'mmcv_ops'},
+    'hooks': {'checkpointing', 'mmcv_ops'},
+    'runner': {'checkpointing', 'hooks'},
+}
 
 
 class Import(NamedTuple):
@@ -174,12 +195,35 @@ def test_layer_order():
             continue
         if dst == 'vitspec':
             wrong.append(f'{imp}: nothing inside the package imports the package root')
-        elif dst == TOP and src != TOP:
-            wrong.append(f'{imp}: only vitspec.apis imports vitspec.apis (it is the top)')
+        elif dst in TOP:
+            wrong.append(f'{imp}: nothing outside vitspec.{dst} imports it (a top part)')
         elif src in ALLOWED and dst not in ALLOWED[src]:
             allowed = ', '.join(sorted(ALLOWED[src])) or 'nothing from vitspec'
             wrong.append(f'{imp}: {src} may import {allowed}')
     assert not wrong, 'imports against the layer order:\n' + '\n'.join(wrong)
+
+
+def engine_part(module: str) -> str:
+    """The part of vitspec.engine a module belongs to ('engine' for the package itself)."""
+    return module.split('.')[2] if module.count('.') > 1 else 'engine'
+
+
+def test_engine_order():
+    wrong = []
+    for imp in all_imports():
+        if part(imp.source) != 'engine' or part(imp.target) != 'engine':
+            continue
+        src, dst = engine_part(imp.source), engine_part(imp.target)
+        if src == dst or src == 'engine':
+            continue
+        if dst == 'engine':
+            wrong.append(f'{imp}: nothing inside vitspec.engine imports the package itself')
+        elif src not in ENGINE_ALLOWED:
+            wrong.append(f'{imp}: vitspec.engine.{src} is not in ENGINE_ALLOWED')
+        elif dst not in ENGINE_ALLOWED[src]:
+            allowed = ', '.join(sorted(ENGINE_ALLOWED[src])) or 'no other part of engine'
+            wrong.append(f'{imp}: engine.{src} may import {allowed}')
+    assert not wrong, 'imports against the order inside vitspec.engine:\n' + '\n'.join(wrong)
 
 
 @lru_cache(maxsize=None)
