@@ -23,7 +23,7 @@ from vitspec.checkpoints.head_formats import (
     convert_head_state_dict,
 )
 from vitspec.errors import CheckpointError
-from vitspec.models.backbones.vit_adapter import ViTAdapter
+from vitspec.models.vit_adapter import ViTAdapter
 
 IN_DIMS, DIMS, HEADS, FFN, CLASSES, QUERIES, ENC, DEC = 24, 64, 4, 96, 5, 7, 2, 4
 FRAGMENT = ROOT / 'configs' / '_base_' / 'models' / 'mask2former_head_ade20k.py'

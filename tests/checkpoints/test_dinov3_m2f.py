@@ -21,7 +21,7 @@ from vitspec.checkpoints.dinov3_m2f import (
     with_own_vit,
 )
 from vitspec.errors import CheckpointError
-from vitspec.models.backbones.vit_adapter import ViTAdapter
+from vitspec.models.vit_adapter import ViTAdapter
 
 IN_DIMS, DIMS, HEADS, FFN, CLASSES, QUERIES, ENC, DEC = 24, 64, 4, 96, 5, 7, 2, 4
 FRAGMENT = ROOT / 'configs' / '_base_' / 'models' / 'mask2former_dinov3.py'

@@ -162,3 +162,15 @@ def test_unused_final_norm_is_frozen():
         p.requires_grad for p in SpecViT(img_size=32, final_norm=False, **TOY).norm.parameters()
     )
     assert all(p.requires_grad for p in SpecViT(img_size=32, **TOY).norm.parameters())
+
+
+def test_run_blocks_in_pieces_equals_the_whole_run_and_the_forward():
+    torch.manual_seed(0)
+    m = SpecViT(img_size=32, out_indices=(3,), **TOY).eval()
+    img = torch.randn(2, 3, 32, 48)
+    x, layout = m.tokens(img)
+    whole = m.run_blocks(x, layout)
+    pieces = m.run_blocks(m.run_blocks(x, layout, 0, 1), layout, 1, 3)
+    torch.testing.assert_close(m.run_blocks(pieces, layout, 3), whole, rtol=0, atol=0)
+    fmap = m.norm(whole)[:, m.num_prefix_tokens :].transpose(1, 2).reshape(2, -1, *layout.hw)
+    torch.testing.assert_close(m(img)[0], fmap, rtol=0, atol=0)

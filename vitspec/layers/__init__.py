@@ -6,12 +6,10 @@ from .block import Block
 from .class_attention import ClassAttention, ClassAttentionBlock
 from .layer_scale import LayerScale, NoLayerScale
 from .mlp import Mlp
-from .multi_level_conv_ffn import LevelwiseDepthwiseConv, MultiLevelConvFFN
 from .patch_embed import PatchEmbed, center_pad_to_multiple
 from .plain import LayerNorm, Linear
 from .pos_embed import resample_pos_embed
 from .rope import RopePositionEmbedding
-from .scale_block import ScaleBlock
 from .specialized import SpecializedLayerNorm, SpecializedLayerScale, SpecializedLinear
 from .swiglu import SwiGLU
 from .talking_heads import TalkingHeadAttention
@@ -25,14 +23,11 @@ __all__ = [
     'ClassAttentionBlock',
     'LayerNorm',
     'LayerScale',
-    'LevelwiseDepthwiseConv',
     'Linear',
     'Mlp',
-    'MultiLevelConvFFN',
     'NoLayerScale',
     'PatchEmbed',
     'RopePositionEmbedding',
-    'ScaleBlock',
     'SpecializedLayerNorm',
     'SpecializedLayerScale',
     'SpecializedLinear',

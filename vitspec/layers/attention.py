@@ -3,7 +3,6 @@ import torch.nn.functional as F
 from torch import nn
 
 from .plain import Linear
-from .query_parts import with_query_rows
 from .rel_pos import (
     REL_POS_MODES,
     decomposed_rel_pos_bias,
@@ -39,8 +38,8 @@ class Attention(nn.Module):
 
     A layout's ``attn_mask`` (bool, True = may attend; EoMT's masked attention) joins the
     global attention, combined with a relative position bias if there is one; windowed
-    attention refuses it. ``query_qkv`` (None, or the query tokens' copy of ``qkv``, see
-    `query_parts`) computes the q, k and v of the layout's query tokens.
+    attention refuses it. (EoMT's query tokens take their own qkv in a subclass,
+    vitspec.models.eomt.query_block.QueryAttention.)
     """
 
     def __init__(
@@ -63,7 +62,6 @@ class Attention(nn.Module):
         self.head_dim = head_dim or dim // num_heads
         inner = self.num_heads * self.head_dim
         self.qkv = qkv_layer(dim, 3 * inner, bias=qkv_bias)
-        self.query_qkv = None
         self.attn_drop = attn_drop
         self.proj = nn.Linear(inner, dim)
         self.proj_drop = nn.Dropout(proj_drop)
@@ -93,8 +91,11 @@ class Attention(nn.Module):
         self.register_buffer('relative_position_index', table_index(rel_pos_size), persistent=False)
 
     def _qkv(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()):
-        B, N, _ = x.shape
-        qkv = with_query_rows(self.qkv(x, layout.num_cls), self.query_qkv, x, layout)
+        return self._split_heads(self.qkv(x, layout.num_cls))
+
+    def _split_heads(self, qkv: torch.Tensor):
+        """(B, N, 3 * inner) -> q, k, v, each (B, heads, N, head_dim)."""
+        B, N, _ = qkv.shape
         qkv = qkv.reshape(B, N, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4)
         return qkv.unbind(0)
 

@@ -6,7 +6,6 @@ from torch import nn
 
 from .layer_scale import NoLayerScale
 from .plain import LayerNorm
-from .query_parts import with_query_rows
 from .token_layout import TokenLayout
 
 Part = Union[nn.Module, Callable[[int], nn.Module]]
@@ -21,8 +20,8 @@ class Block(nn.Module):
     ``part(x, layout)``. ``norm_layer``, ``ls_layer``: callables ``(dim) -> module``, built twice
     (before and after the attention); norms and LayerScales are called as ``part(x,
     layout.num_cls)`` (`LayerNorm` or a SpecializedLayerNorm; `LayerScale` or a
-    SpecializedLayerScale, None: none). ``query_norm1`` / ``query_ls1`` / ``query_norm2`` /
-    ``query_ls2``: None, or the query tokens' copies (`query_parts.attach_query_parts`).
+    SpecializedLayerScale, None: none). EoMT's query blocks are a subclass of their own
+    (vitspec.models.eomt.query_block), so this block carries nothing for them.
 
     ``skip_attn`` / ``skip_mlp``: False removes that stage's skip connection, for the ablations
     of "Always Skip Attention" (2505.01996): the stage then outputs its branch alone.
@@ -55,30 +54,25 @@ class Block(nn.Module):
         self.mlp = _build(mlp_layer, dim)
         self.ls2 = ls_layer(dim)
         self.drop_path2 = DropPath(drop_path) if drop_path > 0 else nn.Identity()
-        self.query_norm1 = self.query_ls1 = self.query_norm2 = self.query_ls2 = None
 
     def forward(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()) -> torch.Tensor:
         return self.mlp_stage(self.attention_stage(x, layout), layout)
 
     def attention_stage(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()):
         """The tokens after the attention and its skip connection (the first half of forward)."""
-        y = self.attn(_part(self.norm1, self.query_norm1, x, layout), layout)
-        y = self.drop_path1(_part(self.ls1, self.query_ls1, y, layout))
+        y = self.attn(self.norm1(x, layout.num_cls), layout)
+        y = self.drop_path1(self.ls1(y, layout.num_cls))
         return x + y if self.skip_attn else y
 
     def mlp_stage(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()):
         """The tokens after the MLP and its skip connection (the second half of forward)."""
-        y = self.mlp(_part(self.norm2, self.query_norm2, x, layout), layout)
-        y = self.drop_path2(_part(self.ls2, self.query_ls2, y, layout))
+        y = self.mlp(self.norm2(x, layout.num_cls), layout)
+        y = self.drop_path2(self.ls2(y, layout.num_cls))
         return x + y if self.skip_mlp else y
 
     def extra_repr(self) -> str:
         removed = [n for n, on in (('attn', self.skip_attn), ('mlp', self.skip_mlp)) if not on]
         return f'skip connection removed: {", ".join(removed)}' if removed else ''
-
-
-def _part(shared: nn.Module, query, x: torch.Tensor, layout: TokenLayout) -> torch.Tensor:
-    return with_query_rows(shared(x, layout.num_cls), query, x, layout)
 
 
 def _build(part: Part, dim: int) -> nn.Module:

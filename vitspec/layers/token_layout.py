@@ -14,7 +14,7 @@ class TokenLayout(NamedTuple):
     ``rope``: the (sin, cos) rotary tables of all tokens (see `rope`; prefix rows, queries
     included, are the identity), computed once per forward by the backbone; None: no rotary
     embedding. ``num_queries``: the EoMT query tokens right before the patches (they take the
-    query copies of a block's parts, see `query_parts`). ``attn_mask``: bool, (B, N, N) or
+    query copies of a block's parts in EoMT's query blocks). ``attn_mask``: bool, (B, N, N) or
     broadcastable to (B, heads, N, N), True where a token may attend (as SDPA's); global
     attention only.
     """
@@ -31,3 +31,15 @@ class TokenLayout(NamedTuple):
             raise ValueError('a layout with queries needs the patch grid: TokenLayout(hw=(h, w))')
         end = num_tokens - self.hw[0] * self.hw[1]
         return slice(end - self.num_queries, end)
+
+    def with_queries(self, num_queries: int) -> 'TokenLayout':
+        """This layout after ``num_queries`` query tokens join right before the patches: the
+        rope tables, if any, get identity rows for them (queries are not rotated)."""
+        rope = self.rope
+        if rope is not None:
+            end = rope[0].shape[0] - self.hw[0] * self.hw[1]
+            rope = tuple(
+                torch.cat([t[:end], t.new_full((num_queries, t.shape[1]), fill), t[end:]])
+                for t, fill in zip(rope, (0.0, 1.0))
+            )
+        return self._replace(rope=rope, num_queries=num_queries)

@@ -1,6 +1,7 @@
 """SpecViT: one plain-ViT backbone whose options switch the backbone techniques on."""
 
 import inspect
+from itertools import islice
 from typing import Sequence, Union
 
 import torch
@@ -10,7 +11,9 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from vitspec.checkpoints import load_pretrained
+from vitspec.checkpoints.checkpoint_filter import filter_checkpoint
 from vitspec.checkpoints.filtered import FilteredCheckpoint
+from vitspec.checkpoints.inert_probe import refuse_inert_probe
 from vitspec.layers import LayerNorm, TokenLayout
 from vitspec.layers.class_attention import ClassAttentionBlock
 from vitspec.layers.patch_embed import PatchEmbed, center_pad_to_multiple
@@ -22,13 +25,11 @@ from vitspec.layers.vit_init import init_vit_weights
 
 from ..registry import register_backbone
 from .block_parts import LAYERWISE_SCALING, build_blocks
-from .checkpoint_filter import filter_checkpoint
-from .inert_probe import refuse_inert_probe
 from .options import merge_options, unknown_key_error
 
 # The constructor arguments that switch a backbone technique (the docstring's "Techniques"),
 # as against size, outputs and training: what a technique comparison may let differ
-# (vitspec.apis.technique_comparison).
+# (vitspec.runs.technique_comparison).
 TECHNIQUE_ARGS = (
     'layer_scale_init',
     'num_register_tokens',
@@ -369,20 +370,37 @@ class SpecViT(BaseModule):
         rope = None if self.rope is None else self.rope(hw, self.num_prefix_tokens)
         return x, TokenLayout(self.num_cls, hw, rope)
 
+    def run_blocks(
+        self,
+        x: torch.Tensor,
+        layout: TokenLayout,
+        start: int = 0,
+        stop: int = None,
+        with_cp: bool = None,
+    ) -> torch.Tensor:
+        """The tokens after blocks ``start`` to ``stop - 1`` (None: the last), from the tokens
+        ``x`` laid out as ``layout``: the one block loop of SpecViT and of every model that runs
+        its blocks (EoMT, the ViT-Adapter), as timm's ``forward_intermediates``. ``with_cp``
+        (None: the backbone's): activation checkpointing of each block while ``x`` needs grad."""
+        with_cp = self.with_cp if with_cp is None else with_cp
+        for blk in islice(self.blocks, start, stop):  # a slice would build a ModuleList
+            if with_cp and x.requires_grad:
+                x = checkpoint(blk, x, layout, use_reentrant=False)
+            else:
+                x = blk(x, layout)
+        return x
+
     def forward(self, x: torch.Tensor):
         B = x.shape[0]
         x, layout = self.tokens(center_pad_to_multiple(x, self.patch_size))
         h, w = layout.hw
-        outs = []
-        for i, blk in enumerate(self.blocks):
-            if self.with_cp and x.requires_grad:
-                x = checkpoint(blk, x, layout, use_reentrant=False)
-            else:
-                x = blk(x, layout)
-            if i in self.out_indices:
-                y = self.norm(x) if self.final_norm else x
-                fmap = y[:, self.num_prefix_tokens :].transpose(1, 2).reshape(B, -1, h, w)
-                outs.append((fmap, y[:, 0]) if self.output_cls_token else fmap)
+        outs, start = [], 0
+        for i in sorted(set(self.out_indices)):
+            x = self.run_blocks(x, layout, start, i + 1)
+            start = i + 1
+            y = self.norm(x) if self.final_norm else x
+            fmap = y[:, self.num_prefix_tokens :].transpose(1, 2).reshape(B, -1, h, w)
+            outs.append((fmap, y[:, 0]) if self.output_cls_token else fmap)
         return tuple(outs)
 
     def forward_cls(self, patches: torch.Tensor, hw=None) -> torch.Tensor:

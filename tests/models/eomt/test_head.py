@@ -2,7 +2,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from vitspec.models.heads.eomt_head import EoMTHead, num_upscale_blocks
+from vitspec.models.eomt.head import EoMTHead, num_upscale_blocks
 
 
 @pytest.mark.parametrize('patch,blocks', [(16, 2), (14, 1), (8, 1), (32, 3)])

@@ -3,9 +3,9 @@ import torch
 
 from tests.models.toy_techniques import TECHNIQUES, TOY, build
 from vitspec.layers import TokenLayout
-from vitspec.layers.query_parts import is_query_key, query_shared_key
 from vitspec.models import SpecViT
-from vitspec.models.segmentors.eomt_network import EoMTNetwork
+from vitspec.models.eomt.network import EoMTNetwork
+from vitspec.models.eomt.query_block import is_query_key, query_shared_key
 
 COMPOSING = [
     t

@@ -15,7 +15,9 @@ from vitspec.layers import (
     SpecializedLinear,
     TokenLayout,
 )
-from vitspec.layers.query_parts import (
+from vitspec.models.eomt.query_block import (
+    QueryAttention,
+    QueryBlock,
     attach_query_parts,
     is_query_key,
     query_shared_key,
@@ -175,3 +177,27 @@ def test_with_query_rows_needs_the_patch_grid():
     assert with_query_rows(norm(x), None, x, TokenLayout(num_queries=2)) is not None
     with pytest.raises(ValueError, match='patch grid'):
         with_query_rows(norm(x), norm, x, TokenLayout(num_queries=2))
+
+
+def test_the_plain_block_carries_nothing_for_queries_and_attaching_keeps_its_parameters():
+    block = cls_specialized_block()
+    assert not [n for n in vars(block) | dict(block.named_modules()) if 'query' in n]
+    assert not hasattr(block.attn, 'query_qkv')
+    before = dict(block.named_parameters())
+    attach_query_parts(block)
+    assert isinstance(block, QueryBlock) and isinstance(block.attn, QueryAttention)
+    after = dict(block.named_parameters())
+    assert all(after[k] is p for k, p in before.items())
+    assert sorted(set(after) - set(before)) == [
+        'attn.query_qkv.bias',
+        'attn.query_qkv.weight',
+        'query_ls1.gamma',
+        'query_ls2.gamma',
+        'query_norm1.bias',
+        'query_norm1.weight',
+        'query_norm2.bias',
+        'query_norm2.weight',
+    ]
+    assert block.copy_sources()['attn.query_qkv.weight'] == 'attn.qkv.weight'
+    with pytest.raises(ValueError, match='plain Block'):
+        attach_query_parts(block)

@@ -6,7 +6,7 @@ import math
 import torch
 from torch import nn
 
-from vitspec.layers.scale_block import ScaleBlock
+from .scale_block import ScaleBlock
 
 
 def num_upscale_blocks(patch_size: int) -> int:

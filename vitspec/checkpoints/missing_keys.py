@@ -1,17 +1,31 @@
-"""Checkpoint keys SpecViT can fill itself when a checkpoint lacks them."""
+"""Checkpoint keys a SpecViT can fill itself when a checkpoint lacks them."""
 
 import re
 
-from vitspec.layers.query_parts import is_query_key, query_shared_key
 from vitspec.layers.specialized import is_cls_key, shared_key
 
 REL_POS_PARAMS = ('rel_pos_h', 'rel_pos_w', 'relative_position_bias_table')
 OWN_BUFFERS = ('rope.periods',)  # made from the backbone's options, not learned
 
 
-def fill_missing_keys(own: dict, sd: dict, missing, identity_layer_scale: bool) -> list:
-    """Missing CLS copies of specialized weights and query copies (EoMT's query
-    specialization, `query_parts`) start from the shared (patch) weights in ``sd``; LoRA
+def parameter_copies(model) -> dict:
+    """{key: the key it starts from} for the parameters of ``model`` that are copies of another
+    of its parameters, as the modules that hold them say (a ``copy_sources()`` method, e.g.
+    EoMT's query blocks); keys of ``model``'s state dict."""
+    copies = {}
+    for name, module in model.named_modules():
+        sources = getattr(module, 'copy_sources', None)
+        if callable(sources):
+            prefix = f'{name}.' if name else ''
+            copies.update({prefix + k: prefix + v for k, v in sources().items()})
+    return copies
+
+
+def fill_missing_keys(
+    own: dict, sd: dict, missing, identity_layer_scale: bool, copies: dict = None
+) -> list:
+    """Missing CLS copies of specialized weights and other copies (``copies``, from
+    `parameter_copies`: EoMT's query copies) start from the shared (patch) weights in ``sd``; LoRA
     factors and relative position biases (absent from e.g. MAE pretraining) keep the model's
     own init (``own``: its state dict; B = 0, zero bias), as do OWN_BUFFERS and, when
     ``identity_layer_scale`` (initialised to 1.0, MAE's segmentation fine-tuning), LayerScales,
@@ -23,8 +37,8 @@ def fill_missing_keys(own: dict, sd: dict, missing, identity_layer_scale: bool) 
             sd[key] = own[key]
             filled.append(key)
             continue
-        if is_query_key(key):
-            src = query_shared_key(key)
+        if copies and key in copies:
+            src = copies[key]
         elif is_cls_key(key):
             src = shared_key(key)
         else:

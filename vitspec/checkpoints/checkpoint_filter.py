@@ -5,11 +5,11 @@ grid, and gets the parameters the model starts itself (`fill_missing_keys`)."""
 
 import math
 
-from vitspec.checkpoints.filtered import FilteredCheckpoint
 from vitspec.errors import CheckpointError
 from vitspec.layers.pos_embed import resample_pos_embed
 
-from .missing_keys import fill_missing_keys
+from .filtered import FilteredCheckpoint
+from .missing_keys import fill_missing_keys, parameter_copies
 
 
 def filter_checkpoint(model, state_dict: dict) -> FilteredCheckpoint:
@@ -22,7 +22,11 @@ def filter_checkpoint(model, state_dict: dict) -> FilteredCheckpoint:
     _fit_pos_embed(model, sd)
     own = model.state_dict()
     filled = fill_missing_keys(
-        own, sd, [k for k in own if k not in sd], model.layer_scale_init == 1.0
+        own,
+        sd,
+        [k for k in own if k not in sd],
+        model.layer_scale_init == 1.0,
+        parameter_copies(model),
     )
     if filled:
         notes.append(

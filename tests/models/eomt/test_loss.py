@@ -6,7 +6,7 @@ import torch.nn.functional as F
 from mmengine.structures import PixelData
 from mmseg.structures import SegDataSample
 
-from vitspec.models.losses.mask_classification_loss import MaskClassificationLoss
+from vitspec.models.eomt.loss import MaskClassificationLoss
 
 K = 4  # classes
 

@@ -8,9 +8,9 @@ from timm.layers import DropPath
 from torch import nn
 
 from vitspec.layers import LayerNorm
-from vitspec.layers.multi_level_conv_ffn import MultiLevelConvFFN
 
 from .deformable_cross_attention import DeformInputs, build_deformable_attention, cross_attend
+from .multi_level_conv_ffn import MultiLevelConvFFN
 
 
 class AdapterExtractor(nn.Module):

@@ -3,8 +3,8 @@ in the last one, two more) after it. The adapter runs the blocks between the two
 
 from torch import nn
 
-from .adapter_extractor import AdapterExtractor
-from .adapter_injector import AdapterInjector
+from .extractor import AdapterExtractor
+from .injector import AdapterInjector
 
 
 class AdapterInteraction(nn.Module):

@@ -15,11 +15,11 @@ from torch.utils.checkpoint import checkpoint
 
 from vitspec.layers.patch_embed import center_pad_to_multiple
 
-from ..necks.adapter_interaction import AdapterInteraction
-from ..necks.deformable_cross_attention import deform_inputs
-from ..necks.spatial_prior import SpatialPriorModule
+from ..backbones.spec_vit import SpecViT
 from ..registry import register_backbone
-from .spec_vit import SpecViT
+from .deformable_cross_attention import deform_inputs
+from .interaction import AdapterInteraction
+from .spatial_prior import SpatialPriorModule
 
 VIT_AUTOCAST = (None, 'bfloat16', 'float16')
 
@@ -190,8 +190,7 @@ class ViTAdapter(BaseModule):
                 patches = self._run(interaction.injector, tokens[:, num_prefix:], c, to_vit)
                 tokens = torch.cat([tokens[:, :num_prefix], patches], 1)
             with self._vit_precision(x.device):
-                for blk in vit.blocks[start : end + 1]:
-                    tokens = self._run(blk, tokens, layout)
+                tokens = vit.run_blocks(tokens, layout, start, end + 1, self.with_cp)
                 feats = vit.norm(tokens) if vit.final_norm else tokens
             start = end + 1
             patches = feats[:, num_prefix:].to(c.dtype)

@@ -2,13 +2,13 @@ import pytest
 import torch
 
 from tests.checkpoints.eomt_reference import IMAGENET_MEAN, IMAGENET_STD, reference_eomt
-from vitspec.apis.convert_eomt import convert_eomt_file
-from vitspec.checkpoints.eomt_format import convert_eomt_checkpoint, from_eomt
 from vitspec.checkpoints.load import load_state_dict_strict
+from vitspec.conversion.eomt import convert_eomt_file
 from vitspec.errors import CheckpointError
 from vitspec.fileio import safe_torch_load
 from vitspec.models.backbones.spec_vit import SpecViT
-from vitspec.models.segmentors.eomt_network import EoMTNetwork
+from vitspec.models.eomt.checkpoint_format import convert_eomt_checkpoint, from_eomt
+from vitspec.models.eomt.network import EoMTNetwork
 
 
 def converted(ref, **network_kw):

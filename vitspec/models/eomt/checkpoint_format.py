@@ -19,9 +19,8 @@ The DINOv3 configs use a Hugging Face transformers backbone with other names: no
 
 import re
 
+from vitspec.checkpoints.architecture import infer_backbone_cfg
 from vitspec.errors import CheckpointError
-
-from .architecture import infer_backbone_cfg
 
 NETWORK = 'network.'
 BACKBONE = 'encoder.backbone.'

@@ -10,7 +10,7 @@ from mmengine.structures import PixelData
 from mmseg.registry import MODELS
 from mmseg.structures import SegDataSample
 
-from vitspec.models.segmentors.eomt import semantic_scores
+from vitspec.models.eomt.segmentor import semantic_scores
 
 K, Q, P = 5, 6, 8  # classes, queries, patch size
 

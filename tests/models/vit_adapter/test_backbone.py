@@ -7,7 +7,7 @@ from mmseg.registry import MODELS
 
 import vitspec  # noqa: F401  (registers)
 from tests.models.toy_techniques import TECHNIQUES, TOY
-from vitspec.models.backbones.vit_adapter import ViTAdapter
+from vitspec.models.vit_adapter import ViTAdapter
 
 VIT = dict(type='SpecViT', img_size=64, patch_size=8, embed_dims=32, num_layers=4, num_heads=2)
 ADAPTER = dict(interaction_indexes=[0, 1, 2, 3], deform_num_heads=2, norm_cfg=dict(type='BN'))

@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch import nn
 
-from vitspec.engine.mask_annealing import MaskAnnealingHook, mask_keep_probability
+from vitspec.models.eomt.mask_annealing import MaskAnnealingHook, mask_keep_probability
 
 # tue-mps/eomt configs/dinov2/ade20k/semantic/eomt_large_512.yaml
 ADE_STARTS = [6520, 13040, 19560, 26080]

@@ -16,10 +16,10 @@ from mmseg.models.segmentors import BaseSegmentor
 from mmseg.registry import MODELS
 from torch import Tensor
 
-from ..losses.mask_classification_loss import MaskClassificationLoss
-from .chunked_encoder_decoder import ChunkedEncoderDecoder
-from .eomt_network import EoMTNetwork
-from .row_resize import DEFAULT_CHUNK_BYTES
+from ..segmentors.chunked_encoder_decoder import ChunkedEncoderDecoder
+from ..segmentors.row_resize import DEFAULT_CHUNK_BYTES
+from .loss import MaskClassificationLoss
+from .network import EoMTNetwork
 
 
 def semantic_scores(

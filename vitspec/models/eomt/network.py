@@ -6,14 +6,14 @@ from typing import Optional
 import torch
 import torch.nn.functional as F
 from torch import nn
-from torch.utils.checkpoint import checkpoint
 
 from vitspec.checkpoints.filtered import FilteredCheckpoint
+from vitspec.checkpoints.missing_keys import parameter_copies
 from vitspec.layers import Attention, TokenLayout, center_pad_to_multiple
-from vitspec.layers.query_parts import attach_query_parts, is_query_key, query_shared_key
 
 from ..backbones.options import merge_options
-from ..heads.eomt_head import EoMTHead
+from .head import EoMTHead
+from .query_block import attach_query_parts
 
 # query_specialize=True or a dict of these: the query tokens' own norm1/norm2, attn.qkv and
 # ls1/ls2 in the query blocks (layer_scale=None: when the backbone has LayerScale)
@@ -40,7 +40,7 @@ class EoMTNetwork(nn.Module):
     (upstream's validation during training keeps masking at the current probabilities).
 
     ``query_specialize``: True or dict(norm, qkv, layer_scale): the query tokens get their own
-    copies of those parts in the query blocks (`query_parts`), initialized from the shared
+    copies of those parts in the query blocks (`query_block`), initialized from the shared
     ones. Every SpecViT technique composes except class-attention layers (CaiT), windowed or
     talking-heads query blocks and BEiT's table bias in them, which are refused.
 
@@ -98,9 +98,8 @@ class EoMTNetwork(nn.Module):
         if self.query_specialize and not (cfg and cfg.get('type') == 'Pretrained'):
             own = self.state_dict()
             with torch.no_grad():
-                for key, value in own.items():
-                    if is_query_key(key):
-                        value.copy_(own[query_shared_key(key)])
+                for key, source in parameter_copies(self).items():
+                    own[key].copy_(own[source])
 
     def filter_checkpoint(self, state_dict: dict) -> FilteredCheckpoint:
         """A full EoMTNetwork state dict adapted to this network: the backbone's part through
@@ -120,15 +119,14 @@ class EoMTNetwork(nn.Module):
             raise ValueError('last_only is for inference: training needs every layer (eval())')
         bb = self.backbone
         x, layout = bb.tokens(center_pad_to_multiple(img, bb.patch_size))
-        hw, num_prefix = layout.hw, bb.num_prefix_tokens
+        x = bb.run_blocks(x, layout, 0, self.first_query_block)
+        num_prefix = bb.num_prefix_tokens
+        queries = self.query_embed.weight.expand(x.shape[0], -1, -1)
+        x = torch.cat([x[:, :num_prefix], queries, x[:, num_prefix:]], dim=1)
+        layout = layout.with_queries(self.num_queries)
         masks, classes = [], []
-        for i, block in enumerate(bb.blocks):
-            if i == self.first_query_block:
-                queries = self.query_embed.weight.expand(x.shape[0], -1, -1)
-                x = torch.cat([x[:, :num_prefix], queries, x[:, num_prefix:]], dim=1)
-                rope = _rope(bb, hw, num_prefix + self.num_queries)
-                layout = TokenLayout(bb.num_cls, hw, rope, num_queries=self.num_queries)
-            if i >= self.first_query_block and not last_only:
+        for i in range(self.first_query_block, len(bb.blocks)):
+            if not last_only:
                 mask_logits, class_logits = self._predict(bb.norm(x), layout)
                 masks.append(mask_logits)
                 classes.append(class_logits)
@@ -136,10 +134,7 @@ class EoMTNetwork(nn.Module):
                     j = i - self.first_query_block
                     mask = self._attn_mask(mask_logits, j, x, layout)
                     layout = layout._replace(attn_mask=mask)
-            if bb.with_cp and x.requires_grad:
-                x = checkpoint(block, x, layout, use_reentrant=False)
-            else:
-                x = block(x, layout)
+            x = bb.run_blocks(x, layout, i, i + 1)
         mask_logits, class_logits = self._predict(bb.norm(x), layout)
         masks.append(mask_logits)
         classes.append(class_logits)
@@ -165,10 +160,6 @@ class EoMTNetwork(nn.Module):
             on_patches = on_patches | freed[:, :, None]
         mask[:, rows, rows.stop :] = on_patches
         return mask
-
-
-def _rope(backbone, hw, num_prefix: int):
-    return None if backbone.rope is None else backbone.rope(hw, num_prefix)
 
 
 def _check_query_block(block: nn.Module, index: int) -> None:
