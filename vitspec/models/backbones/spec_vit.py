@@ -88,6 +88,8 @@ class SpecViT(BaseModule):
     NCHW patch-token maps, one per entry of ``out_indices`` (0-based block indices), normalized
     by the final norm if ``final_norm``; with ``output_cls_token`` each entry is ``(map, cls)``
     with the (B, C) CLS token beside it (as mmseg's ViT and DINOv2's depth heads expect).
+    Blocks after the last of ``out_indices`` do not run (timm's ``stop_early``); the blocks run
+    through `run_blocks`, the one block loop that EoMT and the ViT-Adapter use too.
 
     ``with_pos_embed=False``: no learned table (needs ``rope``; set ``pos_embed_cls=False``).
     ``norm_eps``: of every LayerNorm (1e-6 as timm's ViT and DINOv2; DINOv3 uses 1e-5).
