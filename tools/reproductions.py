@@ -6,9 +6,10 @@ must hold. Every ledger file is checked against configs/reproductions.schema.yam
     python tools/reproductions.py [--out docs/reproduce.md] [--check-doc]
     python tools/reproductions.py --compare WORK_DIR [WORK_DIR ...]   # finished runs vs rows
 
---check exits 1 listing each field whose built value differs from the published one;
---check-doc exits 1 if docs/reproduce.md is not what the ledger gives (the test suite runs both); --compare exits 1 naming each run, row or metric it could
-not compare (docs/reproduce.md says how runs are matched and read).
+--check exits 1 listing each field whose built value differs from the published one; --check-doc
+exits 1 if docs/reproduce.md is not what the ledger gives (the test suite runs both); --compare
+exits 1 naming each run, row or metric it could not compare (docs/reproduce.md says how runs are
+matched and read).
 
 Everything is read and written in the checkout this script belongs to (its parent folder), not in
 the one vitspec happens to be imported from; the first line of output names it.
@@ -34,7 +35,6 @@ from vitspec.ledger.rows import (
     load_ledger,
     published,
 )
-from vitspec.ledger.schema import LedgerError
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 IMPORTED_FROM = Path(vitspec.__file__).resolve().parents[1]  # the checkout vitspec is read from

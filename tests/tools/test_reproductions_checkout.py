@@ -6,7 +6,6 @@ import shutil
 
 from tests.utils import ROOT
 
-
 SHARED = """
 datasets: [toy]
 sources: {paper: 'the paper, table 1'}
