@@ -1,7 +1,7 @@
 """The reproduction ledger (configs/reproductions.yaml and configs/<dataset>/reproductions.yaml,
-read by files.py): published results, the configs that reproduce them, and the published
-protocol values each config must hold, and each row's fields checked against its built config.
-tools/reproductions.py writes docs/reproduce.md and README.md's table from it."""
+read by files.py): published results, the configs that reproduce them, the published protocol
+values each config must hold, and each row's fields checked against its built config.
+tools/reproductions.py writes docs/reproduce.md from it."""
 
 import math
 from pathlib import Path
