@@ -63,14 +63,25 @@ class Block(nn.Module):
     def attention_stage(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()):
         """The tokens after the attention and its skip connection (the first half of forward)."""
         y = self.attn(_part(self.norm1, self.query_norm1, x, layout), layout)
-        y = self.drop_path1(_part(self.ls1, self.query_ls1, y, layout))
-        return x + y if self.skip_attn else y
+        return self._add_branch(
+            x, y, self.ls1, self.query_ls1, self.drop_path1, self.skip_attn, layout
+        )
 
     def mlp_stage(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()):
         """The tokens after the MLP and its skip connection (the second half of forward)."""
         y = self.mlp(_part(self.norm2, self.query_norm2, x, layout), layout)
-        y = self.drop_path2(_part(self.ls2, self.query_ls2, y, layout))
-        return x + y if self.skip_mlp else y
+        return self._add_branch(
+            x, y, self.ls2, self.query_ls2, self.drop_path2, self.skip_mlp, layout
+        )
+
+    @staticmethod
+    def _add_branch(x, y, ls, query_ls, drop_path, skip, layout):
+        """The skip connection ``x + drop_path(ls(y))``; without stochastic depth, the
+        LayerScale and the sum as one step (`add_to`: a specialized one then adds no kernel)."""
+        if skip and query_ls is None and isinstance(drop_path, nn.Identity):
+            return ls.add_to(x, y, layout.num_cls)
+        y = drop_path(_part(ls, query_ls, y, layout))
+        return x + y if skip else y
 
     def extra_repr(self) -> str:
         removed = [n for n, on in (('attn', self.skip_attn), ('mlp', self.skip_mlp)) if not on]
