@@ -86,9 +86,7 @@ def counts():
 @pytest.fixture(scope='module', params=[None, torch.bfloat16], ids=['fp32', 'bf16'])
 def inference_counts(request):
     x = torch.randn(BATCH, 3, 64, 64)
-    found = {
-        k: inference_op_counts(m.eval(), (x,), request.param) for k, m in models().items()
-    }
+    found = {k: inference_op_counts(m.eval(), (x,), request.param) for k, m in models().items()}
     print({name: c.kernels for name, c in found.items()})
     return found
 
@@ -120,7 +118,7 @@ def test_specialization_adds_kernels_on_the_cls_rows_only(counts, form):
     ours, ls = counts[form], counts['ls']
     assert ours.activation_casts(BATCH, TOKENS) <= ls.activation_casts(BATCH, TOKENS)
     assert ours.gemms <= ls.gemms + SPEC_QKV * (7 if form == 'lora' else 3)
-    qkv = 22 if form == "lora" else 16
+    qkv = 22 if form == 'lora' else 16
     assert ours.kernels <= ls.kernels + 5 * SPEC_NORMS + 2 * SPEC_SCALES + qkv * SPEC_QKV
     # measured at 6dfe03e: 969 (spec) and 1013 (LoRA) against 761, 1.27x and 1.33x; before,
     # 1079 and 1103 (a norm 8 kernels, a LayerScale 3)
@@ -129,9 +127,7 @@ def test_specialization_adds_kernels_on_the_cls_rows_only(counts, form):
 
 @pytest.mark.slow
 @pytest.mark.parametrize('form', ['spec', 'lora'])
-def test_specialization_in_inference_adds_kernels_to_the_norms_and_qkv_only(
-    inference_counts, form
-):
+def test_specialization_in_inference_adds_kernels_to_the_norms_and_qkv_only(inference_counts, form):
     """Without autograd a specialized LayerScale and its skip connection are two kernels, as
     timm's (a product, a sum); a specialized norm adds two (the CLS rows' norm and their write:
     without a (tokens, dim) table of parameters, whose memory would grow with the image, no
