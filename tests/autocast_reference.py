@@ -18,6 +18,10 @@ def layer_scale(h, gamma, cls_gamma=None, num_cls=0):
     return out
 
 
+def specialized_scale_add(residual, x, gamma, cls_gamma, num_cls):
+    return residual + layer_scale(x, gamma, cls_gamma, num_cls)
+
+
 def specialized_layer_norm(x, weight, bias, cls_weight, cls_bias, eps, num_cls):
     shape = weight.shape
     cls = F.layer_norm(x[:, :num_cls], shape, cls_weight, cls_bias, eps)

@@ -33,7 +33,10 @@ def test_a_compiled_row_reports_its_compilation_apart():
     table = format_table(result)
     assert '| memory MB | compile s |' in table
     assert table.splitlines()[-1].startswith('| specvit+compile |')
-    assert table.splitlines()[-2].endswith('| - | - |')  # timm: eager, no inference memory
+    eager_row, compiled_row = table.splitlines()[-2:]
+    assert '| - | - | ' in eager_row  # timm: eager (no compile time), no inference memory
+    assert eager_row.endswith('| flash_for_cpu |')  # its ops counted, down to the attention
+    assert compiled_row.endswith('| - | - | - | - | - |')  # inductor's kernels: not counted
 
 
 def test_the_compile_preset_compares_compiled_specvit_with_eager_timm_in_one_setting():

@@ -92,14 +92,16 @@ def test_training_tables_show_the_op_counts():
     assert inference.splitlines()[1].endswith('| memory MB | compile s |')
 
 
-def test_a_case_counts_ops_in_training_only():
+def test_a_case_counts_the_ops_of_its_step():
     training = Case('timm-ls', 't8', 32, 4, 'bf16', 'training', CPU)
     counts = training.op_counts()
     assert set(counts) == {'ops', 'kernels', 'casts', 'gemms', 'attention'}
     assert counts['attention'] == 'flash_for_cpu'  # SDPA's fused CPU kernel
     assert counts['ops'] > counts['kernels'] > counts['gemms'] > 0
     assert all(p.grad is None for p in training.eager.parameters())  # not left behind
-    assert Case('timm-ls', 't8', 32, 4, 'bf16', 'inference', CPU).op_counts() is None
+    inference = Case('timm-ls', 't8', 32, 4, 'bf16', 'inference', CPU).op_counts()
+    # the forward's GEMMs only: a third of forward + backward's
+    assert 0 < 3 * inference['gemms'] == counts['gemms']
 
 
 @pytest.mark.slow

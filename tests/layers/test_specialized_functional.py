@@ -1,10 +1,13 @@
 import pytest
 import torch
 
+import tests.autocast_reference as plain
 from vitspec.layers.specialized_functional import (
+    linear_into,
     lora_linear,
     specialized_layer_norm,
     specialized_linear,
+    specialized_scale_add,
 )
 
 
@@ -35,6 +38,31 @@ def test_lora_linear_gradcheck(num_cls, bias):
     b, cls_b = (leaf(4), leaf(4)) if bias else (None, None)
     args = (leaf(2, 6, 5), leaf(4, 5), b, leaf(2, 5), leaf(4, 2), cls_b)
     assert torch.autograd.gradcheck(lambda *a: lora_linear(*a, num_cls), args)
+
+
+@pytest.mark.parametrize('num_cls', [1, 3])
+def test_scale_add_gradcheck_and_formula(num_cls):
+    torch.manual_seed(0)
+    args = (leaf(2, 6, 5), leaf(2, 6, 5), leaf(5), leaf(5))
+    assert torch.autograd.gradcheck(lambda *a: specialized_scale_add(*a, num_cls), args)
+    torch.testing.assert_close(
+        specialized_scale_add(*args, num_cls), plain.specialized_scale_add(*args, num_cls)
+    )
+
+
+@pytest.mark.parametrize('num_cls', [1, 3])
+@pytest.mark.parametrize('bias', [True, False])
+@pytest.mark.parametrize('accumulate', [True, False])
+def test_linear_into_writes_only_the_rows(num_cls, bias, accumulate):
+    torch.manual_seed(0)
+    x, weight = torch.randn(2, 6, 5), torch.randn(4, 5)
+    b = torch.randn(4) if bias else None
+    out = torch.randn(2, 6, 4)
+    expected = out.clone()
+    product = torch.nn.functional.linear(x[:, :num_cls], weight, b)
+    expected[:, :num_cls] = expected[:, :num_cls] + product if accumulate else product
+    linear_into(out.narrow(1, 0, num_cls), x[:, :num_cls], weight, b, accumulate)
+    torch.testing.assert_close(out, expected)
 
 
 @pytest.mark.parametrize('op', ['norm', 'linear'])

@@ -14,7 +14,7 @@ import torch
 import tests.autocast_reference as plain
 from tests.models.test_spec_vit_autocast import FUNCTIONS
 from tests.models.toy_techniques import TECHNIQUES, build
-from vitspec.benchmarking.op_counts import flop_count, op_counts
+from vitspec.benchmarking.op_counts import flop_count, inference_op_counts, op_counts
 from vitspec.models import SpecViT
 
 PRECISIONS = (None, torch.bfloat16, torch.float16)
@@ -64,19 +64,30 @@ def specvit(**options):
     )
 
 
-@pytest.fixture(scope='module')
-def counts():
+def models():
     torch.manual_seed(0)
-    x = torch.randn(BATCH, 3, 64, 64)
-    models = dict(
+    return dict(
         timm_ls=timm_ls(),
         ls=specvit(),
         spec=specvit(specialize=dict()),
         lora=specvit(specialize=dict(lora_rank=16)),
     )
-    found = {k: op_counts(m.train(), (x,), torch.bfloat16) for k, m in models.items()}
+
+
+@pytest.fixture(scope='module')
+def counts():
+    x = torch.randn(BATCH, 3, 64, 64)
+    found = {k: op_counts(m.train(), (x,), torch.bfloat16) for k, m in models().items()}
     for name, c in found.items():
         print(name, c.summary(), 'activation casts', c.activation_casts(BATCH, TOKENS))
+    return found
+
+
+@pytest.fixture(scope='module', params=[None, torch.bfloat16], ids=['fp32', 'bf16'])
+def inference_counts(request):
+    x = torch.randn(BATCH, 3, 64, 64)
+    found = {k: inference_op_counts(m.eval(), (x,), request.param) for k, m in models().items()}
+    print({name: c.kernels for name, c in found.items()})
     return found
 
 
@@ -107,4 +118,26 @@ def test_specialization_adds_kernels_on_the_cls_rows_only(counts, form):
     ours, ls = counts[form], counts['ls']
     assert ours.activation_casts(BATCH, TOKENS) <= ls.activation_casts(BATCH, TOKENS)
     assert ours.gemms <= ls.gemms + SPEC_QKV * (7 if form == 'lora' else 3)
-    assert ours.kernels <= ls.kernels + 8 * SPEC_NORMS + 3 * SPEC_SCALES + 24 * SPEC_QKV
+    qkv = 22 if form == 'lora' else 16
+    assert ours.kernels <= ls.kernels + 5 * SPEC_NORMS + 2 * SPEC_SCALES + qkv * SPEC_QKV
+    # measured at 6dfe03e: 969 (spec) and 1013 (LoRA) against 761, 1.27x and 1.33x; before,
+    # 1079 and 1103 (a norm 8 kernels, a LayerScale 3)
+    assert ours.kernels <= 1.35 * ls.kernels
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('form', ['spec', 'lora'])
+def test_specialization_in_inference_adds_kernels_to_the_norms_and_qkv_only(inference_counts, form):
+    """Without autograd a specialized LayerScale and its skip connection are two kernels, as
+    timm's (a product, a sum); a specialized norm adds two (the CLS rows' norm and their write:
+    without a (tokens, dim) table of parameters, whose memory would grow with the image, no
+    eager form does with fewer); a specialized qkv two (the CLS rows' GEMM in place, the CLS
+    rows' cast under autocast; LoRA adds its bias difference too). Measured (ViT-S/16, batch 2):
+    201 against 149 kernels in fp32 (1.35x), 328 against 272 under bf16 (1.21x); before, 233
+    and 364. 1.10x, the first aim, is below what the norms alone add (48 of 149 in fp32)."""
+    ours, ls = inference_counts[form], inference_counts['ls']
+    assert ours.gemms == ls.gemms + SPEC_QKV
+    qkv = 3 if form == 'lora' else 2
+    assert ours.kernels <= ls.kernels + 2 * SPEC_NORMS + 0 * SPEC_SCALES + qkv * SPEC_QKV
+    if form == 'lora':  # its CLS weight difference is formed once, not per forward
+        assert ours.kernels <= inference_counts['spec'].kernels + SPEC_QKV

@@ -17,6 +17,7 @@ FUNCTIONS = [
     (vitspec.layers.specialized, 'specialized_layer_norm'),
     (vitspec.layers.specialized, 'specialized_linear'),
     (vitspec.layers.specialized, 'lora_linear'),
+    (vitspec.layers.specialized, 'specialized_scale_add'),
 ]
 
 

@@ -8,7 +8,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from .machine import DTYPES
 from .models import base_name, build
-from .op_counts import op_counts
+from .op_counts import inference_op_counts, op_counts
 
 
 def _sum(out):
@@ -63,12 +63,15 @@ class Case:
         return counter.get_total_flops()
 
     def op_counts(self):
-        """aten ops, casts and GEMMs of one training step at batch 2, on the eager model: what
-        each launches as kernels (None in inference, and for a compiled model, whose kernels
-        inductor fuses)."""
-        if self.mode != 'training' or self.model is not self.eager:
+        """aten ops, casts and GEMMs of one training step, or one inference forward, at batch 2
+        on the eager model: what each launches as kernels (None for a compiled model, whose
+        kernels inductor fuses)."""
+        if self.model is not self.eager:
             return None
-        counts = op_counts(self.eager, (self.x[:2],), self.dtype, self.device.type)
+        x = (self.x[:2],)
+        if self.mode == 'inference':
+            return inference_op_counts(self.eager, x, self.dtype, self.device.type).summary()
+        counts = op_counts(self.eager, x, self.dtype, self.device.type)
         self.eager.zero_grad(set_to_none=True)
         return counts.summary()
 

@@ -1,4 +1,5 @@
-"""What one forward + backward costs beyond time: FLOPs, and the aten ops it launches.
+"""What one forward + backward (or one inference forward) costs beyond time: FLOPs, and the
+aten ops it launches.
 
 On a GPU every op is a kernel and, for an elementwise op over an activation, a pass over memory;
 the FLOP count alone misses that. `op_counts` counts the ops at the dispatcher (a
@@ -15,7 +16,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
 
-GEMMS = frozenset({'mm', 'addmm', 'bmm', 'baddbmm'})
+GEMMS = frozenset({'mm', 'addmm', 'addmm_', 'bmm', 'baddbmm', 'baddbmm_'})
 CASTS = frozenset({'_to_copy', 'copy_'})
 SDPA = '_scaled_dot_product_'
 
@@ -117,6 +118,18 @@ def op_counts(model, inputs, autocast_dtype=None, device_type='cpu') -> OpCounts
     counts = OpCounts()
     with _OpCounter(counts):
         _forward_backward(model, inputs, device_type, autocast_dtype)
+    return counts
+
+
+def inference_op_counts(model, inputs, autocast_dtype=None, device_type='cpu') -> OpCounts:
+    """The aten ops of one ``model(*inputs)`` without autograd, as inference runs it: after one
+    forward that is not counted (what a model forms once for inference, it forms there), each in
+    its own autocast region (autocast's weight casts are redone per region)."""
+    counts = OpCounts()
+    with torch.no_grad():
+        for counter in (contextlib.nullcontext(), _OpCounter(counts)):
+            with counter, _autocast(device_type, autocast_dtype):
+                model(*inputs)
     return counts
 
 

@@ -1,6 +1,6 @@
 """A measured (or skipped) setting as a Markdown table."""
 
-# aten ops of one eager training step at batch 2 (Case.op_counts), in training settings only;
+# aten ops of one eager training step, or inference forward, at batch 2 (Case.op_counts);
 # kernels: the ops that are not views; attention: the SDPA backend that ran (math: none)
 OP_COLUMNS = dict(ops='ops', kernels='kernels', casts='casts', gemms='GEMMs', attention='attention')
 

@@ -61,14 +61,21 @@ class Block(nn.Module):
     def attention_stage(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()):
         """The tokens after the attention and its skip connection (the first half of forward)."""
         y = self.attn(self.norm1(x, layout.num_cls), layout)
-        y = self.drop_path1(self.ls1(y, layout.num_cls))
-        return x + y if self.skip_attn else y
+        return self._add_branch(x, y, self.ls1, self.drop_path1, self.skip_attn, layout.num_cls)
 
     def mlp_stage(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()):
         """The tokens after the MLP and its skip connection (the second half of forward)."""
         y = self.mlp(self.norm2(x, layout.num_cls), layout)
-        y = self.drop_path2(self.ls2(y, layout.num_cls))
-        return x + y if self.skip_mlp else y
+        return self._add_branch(x, y, self.ls2, self.drop_path2, self.skip_mlp, layout.num_cls)
+
+    @staticmethod
+    def _add_branch(x, y, ls, drop_path, skip, num_cls):
+        """The skip connection ``x + drop_path(ls(y))``; without stochastic depth, the
+        LayerScale and the sum as one step (`add_to`: a specialized one then adds no kernel)."""
+        if skip and isinstance(drop_path, nn.Identity):
+            return ls.add_to(x, y, num_cls)
+        y = drop_path(ls(y, num_cls))
+        return x + y if skip else y
 
     def extra_repr(self) -> str:
         removed = [n for n, on in (('attn', self.skip_attn), ('mlp', self.skip_mlp)) if not on]

@@ -21,9 +21,16 @@ class LayerScale(TimmLayerScale):
     def forward(self, x: torch.Tensor, num_cls: int = 0) -> torch.Tensor:
         return super().forward(x)
 
+    def add_to(self, residual: torch.Tensor, x: torch.Tensor, num_cls: int = 0) -> torch.Tensor:
+        """``residual + self(x)``, timm's two ops (a block's skip connection)."""
+        return residual + self(x)
+
 
 class NoLayerScale(nn.Module):
     """A block without LayerScale (timm's Identity in its place)."""
 
     def forward(self, x: torch.Tensor, num_cls: int = 0) -> torch.Tensor:
         return x
+
+    def add_to(self, residual: torch.Tensor, x: torch.Tensor, num_cls: int = 0) -> torch.Tensor:
+        return residual + x

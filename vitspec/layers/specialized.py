@@ -20,7 +20,14 @@ import torch.nn.functional as F
 from timm.layers import trunc_normal_
 from torch import nn
 
-from .specialized_functional import lora_linear, specialized_layer_norm, specialized_linear
+from .parameter_cache import ParameterCache
+from .specialized_functional import (
+    linear_into,
+    lora_linear,
+    specialized_layer_norm,
+    specialized_linear,
+    specialized_scale_add,
+)
 
 # name of a CLS-copy parameter -> the shared parameter it starts from (None: its own init)
 _CLS_PARAMS = {
@@ -123,6 +130,13 @@ class SpecializedLayerScale(_Specialized):
         n, d = x.shape[1] - num_cls, self.gamma.shape[0]
         return x * torch.cat([self.cls_gamma.expand(num_cls, d), self.gamma.expand(n, d)])
 
+    def add_to(self, residual: torch.Tensor, x: torch.Tensor, num_cls: int) -> torch.Tensor:
+        """``residual + self(x, num_cls)`` (a block's skip connection), in as many kernels as
+        timm's LayerScale and sum."""
+        if not num_cls:
+            return residual + x * self.gamma
+        return specialized_scale_add(residual, x, self.gamma, self.cls_gamma, num_cls)
+
 
 class SpecializedLinear(_Specialized):
     """Linear layer with a separate weight for the CLS tokens: full, or low-rank (LoRA).
@@ -154,6 +168,7 @@ class SpecializedLinear(_Specialized):
         else:
             self.cls_weight = nn.Parameter(torch.empty(out_features, in_features))
         self.cls_bias = nn.Parameter(torch.empty(out_features)) if bias else None
+        self._inference_cache = ParameterCache()
         self.reset_parameters()
 
     @torch.no_grad()
@@ -187,6 +202,8 @@ class SpecializedLinear(_Specialized):
     def forward(self, x: torch.Tensor, num_cls: int) -> torch.Tensor:
         if not num_cls:
             return F.linear(x, self.weight, self.bias)
+        if not (torch.is_grad_enabled() or torch.compiler.is_compiling()):
+            return self._inference(x, num_cls)
         if self.lora_rank:
             return lora_linear(
                 x, self.weight, self.bias, self.cls_lora_a, self.cls_lora_b, self.cls_bias, num_cls
@@ -194,6 +211,31 @@ class SpecializedLinear(_Specialized):
         return specialized_linear(
             x, self.weight, self.bias, self.cls_weight, self.cls_bias, num_cls
         )
+
+    def _inference(self, x: torch.Tensor, num_cls: int) -> torch.Tensor:
+        """Without autograd: ``F.linear`` on all tokens (under autocast with autocast's cached
+        weight cast), then the CLS rows from CLS parameters formed once in the output's dtype
+        and kept while the parameters stay as they are. Full form: ``cls_weight``, ``cls_bias``;
+        LoRA: the differences ``B A`` and ``cls_bias - bias`` added to the rows, so that B = 0
+        still gives ``F.linear``'s output bit for bit."""
+        out = F.linear(x, self.weight, self.bias)
+        if self.lora_rank:
+            params = (self.cls_lora_a, self.cls_lora_b, self.bias, self.cls_bias)
+        else:
+            params = (self.cls_weight, self.cls_bias)
+        weight, bias = self._inference_cache.get(
+            out.dtype, params, lambda: self._cls_parameters(out.dtype)
+        )
+        rows, x_cls = out.narrow(1, 0, num_cls), x.narrow(1, 0, num_cls).to(out.dtype)
+        linear_into(rows, x_cls, weight, bias, accumulate=bool(self.lora_rank))
+        return out
+
+    def _cls_parameters(self, dtype: torch.dtype):
+        if not self.lora_rank:
+            bias = None if self.cls_bias is None else self.cls_bias.to(dtype)
+            return self.cls_weight.to(dtype), bias
+        bias = None if self.bias is None else (self.cls_bias - self.bias).to(dtype)
+        return (self.cls_lora_b @ self.cls_lora_a).to(dtype), bias
 
     def extra_repr(self) -> str:
         return (

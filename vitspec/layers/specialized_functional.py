@@ -1,5 +1,5 @@
-"""Functional forms of SpecializedLayerNorm and SpecializedLinear (full and LoRA), with own
-backwards.
+"""Functional forms of SpecializedLayerNorm, SpecializedLinear (full and LoRA) and of
+SpecializedLayerScale's skip connection, with own backwards.
 
 Forward: the op on all tokens, its first ``num_cls`` rows then changed by the CLS-parameter op
 on those rows. Through autograd, that in-place write makes the backward copy the whole incoming
@@ -25,26 +25,34 @@ class _SpecializedLayerNorm(torch.autograd.Function):
     def forward(ctx, x, weight, bias, cls_weight, cls_bias, eps, num_cls):
         shape = weight.shape
         out, mean, rstd = torch.native_layer_norm(x, shape, weight, bias, eps)
-        cls = torch.native_layer_norm(x.narrow(1, 0, num_cls), shape, cls_weight, cls_bias, eps)
-        out.narrow(1, 0, num_cls).copy_(cls[0])
-        ctx.save_for_backward(x, mean, rstd, weight, bias, cls_weight, cls_bias)
+        cls, cls_mean, cls_rstd = torch.native_layer_norm(
+            x.narrow(1, 0, num_cls), shape, cls_weight, cls_bias, eps
+        )
+        out.narrow(1, 0, num_cls).copy_(cls)
+        # the CLS rows' own statistics (contiguous, B x num_cls), not a slice of the whole ones
+        ctx.save_for_backward(x, mean, rstd, cls_mean, cls_rstd, weight, bias, cls_weight, cls_bias)
         ctx.num_cls = num_cls
         return out
 
     @staticmethod
     @once_differentiable
     def backward(ctx, dy):
-        x, mean, rstd, weight, bias, cls_weight, cls_bias = ctx.saved_tensors
+        x, mean, rstd, cls_mean, cls_rstd, weight, bias, cls_weight, cls_bias = ctx.saved_tensors
         n, shape, mask = ctx.num_cls, weight.shape, [True, True, True]
         dx, dw, db = _layer_norm_backward(dy, x, shape, mean, rstd, weight, bias, mask)
-        mean, rstd = mean.narrow(1, 0, n), rstd.narrow(1, 0, n)
-        if x.device.type == 'cpu':  # its kernel reads mean and rstd as if contiguous (torch 2.14)
-            mean, rstd = mean.contiguous(), rstd.contiguous()
         dx_cls, dw_cls, db_cls = _layer_norm_backward(
-            dy.narrow(1, 0, n), x.narrow(1, 0, n), shape, mean, rstd, cls_weight, cls_bias, mask
+            dy.narrow(1, 0, n),
+            x.narrow(1, 0, n),
+            shape,
+            cls_mean,
+            cls_rstd,
+            cls_weight,
+            cls_bias,
+            mask,
         )
         dx.narrow(1, 0, n).copy_(dx_cls)
-        return dx, dw - dw_cls, db - db_cls, dw_cls, db_cls, None, None
+        torch._foreach_sub_([dw, db], [dw_cls, db_cls])  # one kernel on a GPU for both
+        return dx, dw, db, dw_cls, db_cls, None, None
 
 
 class _SpecializedLinear(torch.autograd.Function):
@@ -68,7 +76,7 @@ class _SpecializedLinear(torch.autograd.Function):
             out = F.linear(x, weight, bias)
             x_cls, rows = x.narrow(1, 0, num_cls), out.narrow(1, 0, num_cls)
             if lora_a is None:
-                rows.copy_(F.linear(x_cls, cls_weight, cls_bias))
+                linear_into(rows, x_cls, cls_weight, cls_bias)
             else:
                 rows.add_(F.linear(F.linear(x_cls, lora_a), lora_b, cls_bias))
         ctx.save_for_backward(x, weight, cls_weight, lora_a, lora_b)
@@ -89,11 +97,13 @@ class _SpecializedLinear(torch.autograd.Function):
         dcls_bias = dy_cls.sum(0) if ctx.has_bias else None
         dcls_weight = da = dbb = None
         if lora_a is None:
-            rows.copy_((dy_cls @ cls_weight).view_as(rows))
+            linear_into(rows, dy.narrow(1, 0, n), cls_weight.T)
             dcls_weight = dy_cls.T @ x_cls
-            dw.sub_(dcls_weight)  # the shared weight did not act on the CLS rows
-            if ctx.has_bias:
-                db.sub_(dcls_bias)
+            # the shared weight did not act on the CLS rows; one kernel on a GPU for both
+            shared, cls = (
+                ([dw, db], [dcls_weight, dcls_bias]) if ctx.has_bias else ([dw], [dcls_weight])
+            )
+            torch._foreach_sub_(shared, cls)
         else:
             dh = dy_cls @ lora_b  # (B n, r)
             rows.add_((dh @ lora_a).view_as(rows))
@@ -102,6 +112,66 @@ class _SpecializedLinear(torch.autograd.Function):
         grads += [(g, lora_dtype) for g in (da, dbb)] + [(dcls_bias, w_dtype)]
         grads = [None if g is None else g.to(dtype) for g, dtype in grads]
         return (dx.to(x_dtype), *grads, None)
+
+
+class _SpecializedScaleAdd(torch.autograd.Function):
+    """``residual + x * gamma`` on all tokens, ``cls_gamma`` on the first ``num_cls``: one
+    ``addcmul`` over all rows and one written over the CLS rows, as many kernels as timm's
+    LayerScale and skip connection (a product and a sum), and no (tokens, dim) scale."""
+
+    @staticmethod
+    def forward(ctx, residual, x, gamma, cls_gamma, num_cls):
+        out = torch.addcmul(residual, x, gamma)
+        rows = out.narrow(1, 0, num_cls)
+        _into(
+            rows, torch.addcmul, residual.narrow(1, 0, num_cls), x.narrow(1, 0, num_cls), cls_gamma
+        )
+        ctx.save_for_backward(x, gamma, cls_gamma)
+        ctx.num_cls = num_cls
+        return out
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, dy):
+        x, gamma, cls_gamma = ctx.saved_tensors
+        n = ctx.num_cls
+        dx = torch.mul(dy, gamma)
+        _into(dx.narrow(1, 0, n), torch.mul, dy.narrow(1, 0, n), cls_gamma)
+        dgamma = torch.mul(dy, x)
+        batch_and_tokens = tuple(range(dy.dim() - 1))
+        d_cls = dgamma.narrow(1, 0, n).sum(batch_and_tokens)
+        d_shared = dgamma.narrow(1, n, dgamma.shape[1] - n).sum(batch_and_tokens)
+        return dy, dx.to(x.dtype), d_shared.to(gamma.dtype), d_cls.to(cls_gamma.dtype), None
+
+
+def specialized_scale_add(residual, x, gamma, cls_gamma, num_cls):
+    """``residual + x * scale`` for tokens (B, N, D), the scale ``cls_gamma`` on the first
+    `num_cls` tokens and ``gamma`` on the rest (a skip connection after a LayerScale)."""
+    return _SpecializedScaleAdd.apply(residual, x, gamma, cls_gamma, num_cls)
+
+
+def linear_into(out, x, weight, bias=None, accumulate=False):
+    """``out[...] = F.linear(x, weight, bias)`` (``accumulate``: ``+=``) for token rows ``out``
+    (B, n, out_features) of a larger output. For one row a sample (one CLS token) the rows form
+    a strided matrix that the GEMM writes in place; else the product goes through a copy."""
+    if out.shape[1] != 1:
+        product = F.linear(x, weight, bias)
+        return out.add_(product) if accumulate else out.copy_(product)
+    out, x = out.squeeze(1), x.squeeze(1)
+    if accumulate:
+        out.addmm_(x, weight.T)
+        return out if bias is None else out.add_(bias)
+    if bias is None:
+        return _into(out, torch.mm, x, weight.T)
+    return _into(out, torch.addmm, bias, x, weight.T)
+
+
+def _into(out, op, *args):
+    """``op(*args, out=out)`` for ``out`` a view of a larger tensor: one kernel writing in place.
+    Dynamo traces no ``out=`` into a view; compiled, the result is copied in (inductor fuses)."""
+    if torch.compiler.is_compiling():
+        return out.copy_(op(*args))
+    return op(*args, out=out)
 
 
 def specialized_layer_norm(x, weight, bias, cls_weight, cls_bias, eps, num_cls):
