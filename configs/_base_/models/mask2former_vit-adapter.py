@@ -1,4 +1,4 @@
-# ViTAdapter (vitspec.models.backbones.vit_adapter: ViT-Adapter, arXiv 2205.08534, around a SpecViT)
+# ViTAdapter (vitspec.models.vit_adapter.backbone: ViT-Adapter, arXiv 2205.08534, around a SpecViT)
 # + mmseg's Mask2Former ADE20K head (mask2former_head_ade20k.py: open-mmlab/mmsegmentation v1.2.2
 # configs/mask2former/mask2former_r50_8xb2-160k_ade20k-512x512.py), whole-image inference.
 # Leaves set backbone.vit, the adapter's options and decode_head.in_channels (the ViT width x 4).
