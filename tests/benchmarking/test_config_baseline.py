@@ -94,11 +94,11 @@ def test_an_unknown_baseline_is_refused_before_a_model_is_built(fake_workers, ca
         ('mmseg::nonexistent.py', 'no such config in'),
         (
             'mmseg::mae/mae-base_upernet_8xb2-amp-160k_ade20k-512.py',
-            'did you mean mae/mae-base_upernet_8xb2-amp-160k_ade20k-512x512.py',
+            "did you mean 'mae/mae-base_upernet_8xb2-amp-160k_ade20k-512x512.py'",
         ),
         ('vitspec::demo/nothing.py', 'no such config in'),
         ('mmnothing::a/b.py', "'mmnothing' is no installed package"),
-        (SEG[:-10] + '.py', 'did you mean fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'),
+        (SEG[:-10] + '.py', "did you mean 'fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'"),
     ],
 )
 def test_a_config_that_does_not_exist_is_refused_at_once(fake_workers, capsys, config, says):

@@ -11,7 +11,7 @@ from mmengine.model import BaseModel
 
 import vitspec.engine  # noqa: F401  registers the hooks
 from tests.utils import ROOT
-from vitspec.config.typos import check_config_keys, closest, edit_distance
+from vitspec.config.typos import check_config_keys
 from vitspec.engine import CheckedRunner
 from vitspec.errors import ConfigKeyError
 
@@ -67,13 +67,6 @@ def test_hook_option_typos_and_unknown_checkpoint_options_stop():
 def test_env_cfg_typos_stop():
     with pytest.raises(ConfigKeyError, match="env_cfg.cudnn_benchmrk: .*'cudnn_benchmark'"):
         check_config_keys(config(env_cfg=dict(cudnn_benchmrk=True)))
-
-
-def test_distance_counts_a_swap_as_one_edit_and_short_names_allow_one():
-    assert edit_distance('laod_from', 'load_from') == 1
-    assert closest('laod_form', ['load_from']) == 'load_from'  # two edits in 9 letters
-    assert closest('reusme', ['resume']) == 'resume'
-    assert closest('resize', ['resume']) == ''  # two edits in 6 letters: a word of its own
 
 
 class Linear(BaseModel):

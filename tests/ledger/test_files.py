@@ -8,8 +8,8 @@ import pytest
 import yaml
 
 from tests.utils import load_tool
+from vitspec.errors import LedgerError
 from vitspec.ledger.rows import SCHEMA, load_ledger
-from vitspec.ledger.schema import LedgerError
 
 SHARED = {'datasets': ['toy'], 'sources': {'paper': 'the paper, table 1'}}
 FIELD = {'value': 0.1, 'source': 'paper'}

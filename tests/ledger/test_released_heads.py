@@ -11,9 +11,9 @@ import pytest
 from tests.utils import ROOT, load_tool
 from vitspec.checkpoints.head_formats import ADAPTER_FORMATS, HEAD_FORMATS
 from vitspec.config.load import load_config
+from vitspec.errors import LedgerError
 from vitspec.ledger.released_heads import read_released_heads
 from vitspec.ledger.rows import load_ledger
-from vitspec.ledger.schema import LedgerError
 
 # the rows of DINOv2's own protocols on the datasets it released heads for
 RELEASED_ROWS = re.compile(r'^dinov2-(ade20k|voc|nyu|kitti)-(lin|ms|lin1|lin4|dpt)-vit[sblg]14$')

@@ -11,7 +11,8 @@ from mmengine.config import Config
 from tests.tools.test_config_errors import DEMO
 from tools.test import parse_args
 from vitspec.config import saved as saved_config
-from vitspec.config.saved import SavedConfigMismatch, check_saved_config
+from vitspec.config.saved import check_saved_config
+from vitspec.errors import SavedConfigMismatch
 
 TRAINED = Config.fromfile(DEMO)
 CHECKPOINT = dict(meta=dict(cfg=TRAINED.pretty_text), state_dict={})

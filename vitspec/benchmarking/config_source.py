@@ -6,13 +6,13 @@ Paths may name an installed package's config with mmengine's scope prefix
 such a ``_base_`` entry (the package's ``.mim/configs``), and ours as ``vitspec::demo/x.py``.
 """
 
-import difflib
 import importlib.util
 from pathlib import Path
 
 from mmengine.config import Config
 
 from vitspec.config.location import SCOPE, config_dir, config_path
+from vitspec.errors import did_you_mean
 
 # pipeline steps whose size is the training input's, in the order they are trusted
 SIZED_STEPS = {'RandomCrop': 'crop_size', 'FixedSizePad': 'size', 'Pad': 'size'}
@@ -62,8 +62,8 @@ def _closest(missing: Path, root: Path = None) -> str:
     else:
         names = [str(p.relative_to(root)) for p in root.rglob('*.py') if '_base_' not in p.parts]
         wanted = str(missing.relative_to(root))
-    close = difflib.get_close_matches(wanted, names, n=3, cutoff=0.5)
-    return f'; did you mean {", ".join(close)}?' if close else ''
+    hint = did_you_mean(wanted, names, n=3)
+    return f'; {hint}' if hint else ''
 
 
 def load_config(path: str, cfg_options: dict = None) -> Config:

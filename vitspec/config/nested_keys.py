@@ -24,7 +24,8 @@ from mmengine.evaluator import BaseMetric
 from mmengine.registry import LOOPS, METRICS, MODELS
 from mmseg.models.segmentors import DepthEstimator, EncoderDecoder
 
-from vitspec.config.key_matching import closest, constructor_options, unknown_option
+from vitspec.config.key_matching import constructor_options, unknown_option
+from vitspec.errors import did_you_mean
 
 # what EncoderDecoder.inference / slide_inference read of test_cfg (mmseg 1.2.2)
 SEGMENTOR_TEST_CFG = ('mode', 'crop_size', 'stride')
@@ -84,9 +85,9 @@ def _resolve(registry, spec: dict, scope, type_=None):
 
 
 def _unknown(where: str, key: str, known, owner: str) -> str:
-    meant = closest(key, known)
-    if meant:
-        return f"{where}.{key}: {owner} does not read '{key}'; did you mean '{meant}'?"
+    hint = did_you_mean(key, known, typos_only=True)
+    if hint:
+        return f"{where}.{key}: {owner} does not read '{key}'; {hint}"
     return f"{where}.{key}: {owner} does not read '{key}'; it reads {', '.join(sorted(known))}"
 
 
@@ -104,8 +105,8 @@ def segmentor_test_cfg_errors(model: dict, scope) -> list:
     modes = next((m for base, m in TEST_MODES.items() if issubclass(cls, base)), ('whole', 'slide'))
     mode = test_cfg.get('mode', 'whole')
     if mode not in modes:
-        meant = closest(str(mode), modes)
-        hint = f"; did you mean '{meant}'?" if meant else ''
+        hint = did_you_mean(str(mode), modes, typos_only=True)
+        hint = f'; {hint}' if hint else ''
         problems.append(
             f'model.test_cfg.mode={mode!r}: {owner} runs {" or ".join(map(repr, modes))}{hint}'
         )

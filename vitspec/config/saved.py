@@ -12,6 +12,7 @@ from mmengine.config import Config
 from mmengine.logging import print_log
 
 from vitspec.config.tree import differing, flatten, plain
+from vitspec.errors import SavedConfigMismatch
 
 # Model keys that only training reads: a difference there does not change the tested model.
 TRAINING_ONLY = frozenset(
@@ -33,10 +34,6 @@ TEST_TIME = ('model.test_cfg',)  # a test-time choice: logged, not refused
 DATA_LOCATION = frozenset({'data_root', 'data_prefix', 'ann_file', 'backend_args', 'indices'})
 ABSENT = '<absent>'
 FEW = 8
-
-
-class SavedConfigMismatch(ValueError):
-    """A test config that builds another model than the checkpoint was trained as."""
 
 
 def saved_config(checkpoint: dict):

@@ -15,11 +15,11 @@ import inspect
 from mmengine.registry import HOOKS
 from mmengine.runner import Runner
 
-from vitspec.config.key_matching import closest, constructor_options, edit_distance, unknown_option
+from vitspec.config.key_matching import constructor_options, unknown_option
 from vitspec.config.nested_keys import nested_key_errors
-from vitspec.errors import ConfigKeyError
+from vitspec.errors import ConfigKeyError, did_you_mean
 
-__all__ = ['check_config_keys', 'closest', 'constructor_options', 'edit_distance']
+__all__ = ['check_config_keys', 'constructor_options']
 
 OPT_OUT = 'intended_keys'
 RUNNER_ARGUMENTS = tuple(inspect.signature(Runner.__init__).parameters)[1:]
@@ -73,11 +73,11 @@ def top_level_typos(cfg) -> list:
     for key in cfg.keys():
         if key in TOP_LEVEL_FIELDS or key in intended or key.startswith('_'):
             continue
-        meant = closest(key, TOP_LEVEL_FIELDS)
-        if meant:
+        hint = did_you_mean(key, TOP_LEVEL_FIELDS, typos_only=True)
+        if hint:
             problems.append(
                 f"'{key}' is not a field the runner reads (mmengine keeps it as a variable and "
-                f"ignores it); did you mean '{meant}'? If it is meant as a variable, list it: "
+                f'ignores it); {hint} If it is meant as a variable, list it: '
                 f"{OPT_OUT} = ['{key}']"
             )
     return problems
@@ -87,9 +87,9 @@ def env_cfg_typos(cfg) -> list:
     env_cfg = cfg.get('env_cfg') or {}
     problems = []
     for key in env_cfg:
-        meant = None if key in ENV_CFG_KEYS else closest(key, ENV_CFG_KEYS)
-        if meant:
-            problems.append(f"env_cfg.{key}: mmengine ignores it; did you mean '{meant}'?")
+        hint = '' if key in ENV_CFG_KEYS else did_you_mean(key, ENV_CFG_KEYS, typos_only=True)
+        if hint:
+            problems.append(f'env_cfg.{key}: mmengine ignores it; {hint}')
     return problems
 
 

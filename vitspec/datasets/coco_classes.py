@@ -6,8 +6,9 @@ ids (an IndexError in the metric's results2json, after the whole test), and no n
 leaves every image without an instance ('a dataset is empty').
 """
 
-import difflib
 from typing import Iterable, Sequence
+
+from vitspec.errors import closest_names
 
 
 def missing_classes_message(classes: Sequence[str], file_names: Iterable[str]) -> str:
@@ -19,7 +20,7 @@ def missing_classes_message(classes: Sequence[str], file_names: Iterable[str]) -
     unused = [n for n in file_names if n not in set(classes)]
     guesses = []
     for name in missing:
-        close = difflib.get_close_matches(name, unused, n=1, cutoff=0.5)
+        close = closest_names(name, unused)
         if close:
             guesses.append(f'{name!r} -> {close[0]!r}')
     hint = f' Closest names in the file: {", ".join(guesses)}.' if guesses else ''

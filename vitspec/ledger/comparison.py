@@ -20,9 +20,10 @@ from mmengine.config import Config
 
 from vitspec.config.location import config_dir
 from vitspec.config.saved import differences
+from vitspec.errors import NoFinalMetrics
 from vitspec.ledger.metrics import LEDGER_METRICS, measured
 from vitspec.ledger.rows import NOT_FOUND, check_row
-from vitspec.runs.final_metrics import NoFinalMetrics, final_metrics
+from vitspec.runs.final_metrics import final_metrics
 from vitspec.runs.logs import NOT_METRICS
 from vitspec.runs.table import decimals
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import yaml
 
-from vitspec.ledger.schema import LedgerError, check_file
+from vitspec.errors import LedgerError
+from vitspec.ledger.schema import check_file
 
 FILE_NAME = 'reproductions.yaml'
 TABLES = {'sources': 'source', 'protocols': 'protocol'}

@@ -7,7 +7,7 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
-from vitspec.ledger.schema import LedgerError
+from vitspec.errors import LedgerError
 
 FILE_NAME = 'released_heads.yaml'
 KEYS = ('row', 'url', 'format', 'source')

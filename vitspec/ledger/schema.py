@@ -16,10 +16,6 @@ TYPES = {
 }
 
 
-class LedgerError(ValueError):
-    """A ledger that does not hold; each line names the file and the key path."""
-
-
 class Reference(NamedTuple):
     """A value that must be an id of ``table`` (sources, protocols, config), found at ``path``."""
 

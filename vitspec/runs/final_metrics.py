@@ -6,11 +6,8 @@ import json
 from pathlib import Path
 from typing import NamedTuple
 
+from vitspec.errors import NoFinalMetrics
 from vitspec.runs.logs import is_validation, read_records, scalar_files, test_result_file
-
-
-class NoFinalMetrics(Exception):
-    """A work dir without the metrics of a finished run; the message says what it has."""
 
 
 class FinalMetrics(NamedTuple):

@@ -1,12 +1,11 @@
 """Checking the option dicts of a backbone config: unknown keys name the closest valid one."""
 
-import difflib
+from vitspec.errors import did_you_mean
 
 
 def unknown_key_error(owner: str, key: str, valid) -> TypeError:
-    close = difflib.get_close_matches(key, list(valid), n=1, cutoff=0.5)
-    hint = f"; did you mean '{close[0]}'?" if close else f'; valid: {", ".join(sorted(valid))}'
-    return TypeError(f"{owner} got an unknown option '{key}'{hint}")
+    hint = did_you_mean(key, valid) or f'valid: {", ".join(sorted(valid))}'
+    return TypeError(f"{owner} got an unknown option '{key}'; {hint}")
 
 
 def merge_options(owner: str, given, defaults: dict) -> dict:
