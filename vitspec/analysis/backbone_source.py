@@ -21,6 +21,7 @@ from mmengine.logging import MMLogger
 from vitspec.checkpoints import load_pretrained
 from vitspec.config.chain import base_names, inherited_text
 from vitspec.config.location import config_dir
+from vitspec.errors import CheckpointError
 from vitspec.fileio import safe_torch_load
 from vitspec.models.backbones.spec_vit import SpecViT
 
@@ -69,7 +70,7 @@ def load_backbone(source: str, seed: int = 0, **overrides):
     else:
         meta = safe_torch_load(config).get('meta') or {}
         if 'backbone_cfg' not in meta:
-            raise ValueError(
+            raise CheckpointError(
                 f"{config}: no meta['backbone_cfg']; convert it with "
                 'tools/convert_checkpoint.py or pass CONFIG=CHECKPOINT'
             )

@@ -11,6 +11,8 @@ from mmengine.model import revert_sync_batchnorm
 from mmengine.optim import AmpOptimWrapper, build_optim_wrapper
 from mmengine.registry import MODELS, init_default_scope
 
+from vitspec.errors import ConfigError
+
 from .config_source import crop_size, load_config, train_batch_size
 from .memory import step_memory_bytes
 from .mmcv_ops import use_kernels
@@ -34,7 +36,7 @@ class ConfigCase:
         self, name, config, device, batch=None, cfg_options=None, mode='training', kernels=None
     ):
         if mode not in MODES:
-            raise ValueError(f'mode {mode!r} is not one of {MODES}')
+            raise ConfigError(f'mode {mode!r} is not one of {MODES}')
         use_kernels(kernels)
         torch.manual_seed(0)
         self.name, self.device, self.mode = name, device, mode

@@ -5,6 +5,8 @@ against the baseline config (the first unless named) paired round by round."""
 import os.path as osp
 import statistics
 
+from vitspec.errors import ConfigError
+
 from .config_source import check_config_exists
 from .measure import interleaved_times
 from .stats import paired_ratio
@@ -24,7 +26,7 @@ def run_configs(
     A config file that does not exist, or a baseline that names none of the configs, is refused
     before any model is built."""
     if not configs:
-        raise ValueError('no config to run')
+        raise ConfigError('no config to run')
     specs = [dict(config=c) if isinstance(c, str) else dict(c) for c in configs]
     for spec in specs:
         check_config_exists(spec['config'])
@@ -48,12 +50,12 @@ def run_configs(
 
 def refuse_config_baseline(names, baseline):
     """The baseline's name: ``baseline`` when it names one of the configs (``names``, as the
-    table prints them), the first config's when None; any other name is a ValueError listing
+    table prints them), the first config's when None; any other name is a ConfigError listing
     the names there are."""
     if baseline is None:
         return names[0]
     if baseline not in names:
-        raise ValueError(
+        raise ConfigError(
             f'--baseline {baseline!r} names none of the configs; their names (the file name '
             f'without .py, #2, #3 ... for a repeated one): {", ".join(names)}'
         )

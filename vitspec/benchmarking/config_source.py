@@ -12,7 +12,7 @@ from pathlib import Path
 from mmengine.config import Config
 
 from vitspec.config.location import SCOPE, config_dir, config_path
-from vitspec.errors import did_you_mean
+from vitspec.errors import ConfigError, did_you_mean
 
 # pipeline steps whose size is the training input's, in the order they are trusted
 SIZED_STEPS = {'RandomCrop': 'crop_size', 'FixedSizePad': 'size', 'Pad': 'size'}
@@ -77,7 +77,7 @@ def load_config(path: str, cfg_options: dict = None) -> Config:
 def crop_size(cfg: Config) -> tuple:
     """(height, width) of a training input: the config's ``crop_size`` (mmseg's convention), the
     data preprocessor's fixed ``size``, the training pipeline's random crop or fixed pad, or
-    the config's ``image_size`` (mmdet's); ValueError naming what was looked for."""
+    the config's ``image_size`` (mmdet's); ConfigError naming what was looked for."""
     pipeline = cfg.get('train_dataloader', {}).get('dataset', {}).get('pipeline', [])
     candidates = [
         cfg.get('crop_size'),
@@ -92,7 +92,7 @@ def crop_size(cfg: Config) -> tuple:
     for size in candidates:
         if size is not None:
             return (size, size) if isinstance(size, int) else tuple(size)
-    raise ValueError(
+    raise ConfigError(
         'no training input size in the config: looked for crop_size, '
         f'model.data_preprocessor.size, {", ".join(SIZED_STEPS)} in the training pipeline '
         'and image_size'

@@ -7,6 +7,8 @@ slower drift.
 
 import statistics
 
+from vitspec.errors import ConfigError
+
 from .machine import gemm_rate, why_not_measured
 from .stats import paired_ratio
 from .worker import Worker
@@ -41,7 +43,7 @@ def run_setting(setting, device, rounds, warmup, baseline=None):
 def refuse_baseline(setting, baseline):
     """A `baseline` that names none of the setting's models is an error, not the first model."""
     if baseline is not None and baseline not in setting['models']:
-        raise ValueError(
+        raise ConfigError(
             f'baseline {baseline!r} is not a model of the setting {setting["size"]} '
             f'{setting["dtype"]} {setting["mode"]}: give one of {", ".join(setting["models"])}'
         )

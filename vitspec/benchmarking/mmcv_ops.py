@@ -15,6 +15,8 @@ from typing import Callable, Dict, NamedTuple
 import mmcv.ops  # noqa: F401  (loads the op modules that `use` and `time_case` patch)
 import torch
 
+from vitspec.errors import ConfigError
+
 from .stats import median_interval, paired_ratio
 
 OP_MODULES = (
@@ -142,12 +144,12 @@ def use(kernels) -> None:
 
 def use_kernels(name=None) -> None:
     """This process's mmcv ops on the kernel set `name` (VITSPEC or MMCV; None: as installed);
-    MMCV where the compiled ops are not installed is a ValueError."""
+    MMCV where the compiled ops are not installed is a ConfigError."""
     if name is None:
         return
     sets = kernel_sets()
     if name not in sets:
-        raise ValueError(
+        raise ConfigError(
             f"mmcv kernels {name!r}: here only {', '.join(sets)} (mmcv's compiled ops: "
             'tools/install.sh --mmcv-ops)'
         )

@@ -5,6 +5,8 @@ labels and instance masks)."""
 import numpy as np
 import torch
 
+from vitspec.errors import ConfigError
+
 TASKS = ('segmentation', 'depth', 'detection')
 BOXES_PER_IMAGE = 8
 
@@ -85,5 +87,5 @@ def _det_classes(model) -> int:
     roi_head = getattr(model, 'roi_head', None)
     head = getattr(roi_head, 'bbox_head', None) or getattr(model, 'bbox_head', None)
     if head is None:
-        raise ValueError(f'{type(model).__name__}: no bbox_head to read the number of classes')
+        raise ConfigError(f'{type(model).__name__}: no bbox_head to read the number of classes')
     return head.num_classes

@@ -25,7 +25,7 @@ from typing import NamedTuple
 import torch
 from mmengine.logging import print_log
 
-from vitspec.errors import CheckpointError
+from vitspec.errors import CheckpointError, ConfigError
 
 ENTRY_KEYS = ('state_dict', 'model', 'module')
 EMA_KEYS = ('state_dict_ema', 'model_ema')
@@ -42,7 +42,7 @@ class Picked(NamedTuple):
 def pick_weights(checkpoint, use_ema: bool = False, branch: str = 'teacher') -> Picked:
     """The tensor dict of the network in a training checkpoint, in the network's own names."""
     if branch not in BRANCH_PREFIXES:
-        raise ValueError(f'branch must be one of {", ".join(BRANCH_PREFIXES)}, not {branch!r}')
+        raise ConfigError(f'branch must be one of {", ".join(BRANCH_PREFIXES)}, not {branch!r}')
     sd, where = _entry(checkpoint, use_ema, branch)
     sd = {'.'.join(p for p in k.split('.') if p not in WRAPPER_PARTS): v for k, v in sd.items()}
     sd = _strip_common(sd, 'module.')  # DistributedDataParallel

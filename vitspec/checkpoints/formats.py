@@ -9,7 +9,7 @@ import re
 
 import torch
 
-from vitspec.errors import CheckpointError
+from vitspec.errors import CheckpointError, ConfigError
 
 # Source-only parts a dense backbone never uses, in SpecViT's (timm's) names: classifier heads
 # (DeiT's distillation head and token), the classifier's pooled-feature norm ``fc_norm`` (MAE
@@ -124,5 +124,5 @@ FORMATS = dict(
 
 def convert_state_dict(sd: dict, fmt: str) -> dict:
     if fmt not in FORMATS:
-        raise ValueError(f'unknown checkpoint format {fmt!r}; choose from {", ".join(FORMATS)}')
+        raise ConfigError(f'unknown checkpoint format {fmt!r}; choose from {", ".join(FORMATS)}')
     return {k: v for k, v in FORMATS[fmt](sd).items() if not SOURCE_ONLY_KEYS.match(k)}

@@ -10,7 +10,7 @@ definitions in timm (vision_transformer.py, deit.py, cait.py, eva.py) and the up
 repositories (google-research/vision_transformer, facebookresearch/{deit,mae,dinov2,dinov3}).
 """
 
-from vitspec.errors import CheckpointError
+from vitspec.errors import CheckpointError, ConfigError
 
 # Dosovitskiy et al. 2021 and Touvron et al. (DeiT, DeiT-III): Ti, S, B, L, H; Zhai et al. 2022
 # ViT-g/14 (1408) and ViT-G/14 (1664), also EVA's and OpenCLIP's; DINOv2's ViT-g/14 (1536).
@@ -44,7 +44,7 @@ def heads_from_table(embed_dims: int, fmt: str) -> int:
     width no model of that format has, or one its families disagree on."""
     if fmt not in FORMAT_FAMILIES:
         known = ', '.join(FORMAT_FAMILIES)
-        raise ValueError(f'unknown checkpoint format {fmt!r}; choose from {known}')
+        raise ConfigError(f'unknown checkpoint format {fmt!r}; choose from {known}')
     return heads_for_families(embed_dims, FORMAT_FAMILIES[fmt], what=f'{fmt}-format')
 
 

@@ -14,6 +14,7 @@ from mmengine.logging import print_log
 from vitspec.config.tree import ABSENT, flatten, get, plain
 from vitspec.config.typos import TOP_LEVEL_FIELDS
 from vitspec.config.variable_uses import variable_uses
+from vitspec.errors import ConfigError
 
 # Top-level keys that mmengine's Runner or vitspec's tools read after the file was run: setting
 # them works. vis_backends is a file variable, read only while the file runs.
@@ -23,20 +24,20 @@ CARRIED_INTO = ('_dataloader', '_evaluator')  # the top-level keys data_root is 
 
 
 def reach_targets(cfg: Config, options: dict) -> dict:
-    """``options`` plus, for ``data_root``, the keys it is carried to. ValueError for an
+    """``options`` plus, for ``data_root``, the keys it is carried to. ConfigError for an
     override of any other variable of the file whose value the config holds elsewhere."""
     out = dict(options)
     for key, value in options.items():
         head = key.split('.')[0]
         if head in READ_AFTER_LOADING or head not in cfg:
             if key == CARRIED and head not in cfg:
-                raise ValueError(_no_data_root(cfg))
+                raise ConfigError(_no_data_root(cfg))
             continue
         old = plain(cfg[head])
         if key != CARRIED:
             keys = _keys_to_set(cfg, head, key[len(head) :], old)
             if keys:
-                raise ValueError(
+                raise ConfigError(
                     f'--cfg-options {key}: {head!r} is a variable of the config file, copied '
                     f'into the keys that use it when the file was read, so changing it now '
                     f'changes nothing. Set the keys that use it instead: ' + ', '.join(keys)

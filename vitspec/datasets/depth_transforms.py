@@ -5,7 +5,7 @@ from mmcv.transforms import BaseTransform
 from mmseg.registry import TRANSFORMS
 
 from vitspec.depth_crops import CROPS, NYU_SIZE, crop_box, scale_box
-from vitspec.errors import DataFileError
+from vitspec.errors import ConfigError, DataFileError
 
 from .checked_loading import decode, read_bytes
 from .depth_units import check_depth_unit
@@ -37,7 +37,7 @@ class LoadDepthPNG(BaseTransform):
         if expected_range is not None:
             lo, hi = expected_range
             if not 0 <= lo < hi:
-                raise ValueError(
+                raise ConfigError(
                     'LoadDepthPNG: expected_range must be (lo, hi) metres with 0 <= lo < hi, '
                     f'got {expected_range}'
                 )
@@ -93,7 +93,7 @@ class RegionCrop(BaseTransform):
 
     def __init__(self, region: str = 'nyu_train'):
         if region not in TRAIN_REGIONS and region not in CROPS:
-            raise ValueError(
+            raise ConfigError(
                 f'RegionCrop: unknown region {region!r}; use one of {tuple(TRAIN_REGIONS) + CROPS}'
             )
         self.region = region
@@ -138,14 +138,14 @@ class ColorAug(BaseTransform):
         color_range=(0.9, 1.1),
     ):
         if not 0 <= prob <= 1:
-            raise ValueError(f'ColorAug: prob must be in [0, 1], got {prob}')
+            raise ConfigError(f'ColorAug: prob must be in [0, 1], got {prob}')
         for name, rng in (
             ('gamma_range', gamma_range),
             ('brightness_range', brightness_range),
             ('color_range', color_range),
         ):
             if len(rng) != 2 or min(rng) <= 0:
-                raise ValueError(f'ColorAug: {name} must be two positive numbers, got {rng}')
+                raise ConfigError(f'ColorAug: {name} must be two positive numbers, got {rng}')
         self.prob, self.gamma_range = prob, tuple(gamma_range)
         self.brightness_range, self.color_range = tuple(brightness_range), tuple(color_range)
 

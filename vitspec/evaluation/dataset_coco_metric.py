@@ -17,7 +17,7 @@ from mmdet.registry import METRICS
 from mmengine.fileio import get_local_path
 from mmengine.logging import print_log
 
-from vitspec.errors import DataFileError
+from vitspec.errors import ConfigError, DataFileError
 
 # The metainfo key under which a dataset reports the annotation file it read.
 ANN_FILE_KEY = 'ann_file'
@@ -62,7 +62,7 @@ class DatasetCocoMetric(CocoMetric):
         requested = self.requested_ann_file
         if dataset_file is None:
             if requested is None:
-                raise ValueError(
+                raise ConfigError(
                     f'{type(self).__name__} has no annotation file: the dataset does not report '
                     f'the one it read (use CheckedCocoDataset) and no ann_file was given'
                 )

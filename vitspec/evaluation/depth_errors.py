@@ -5,6 +5,7 @@ from typing import Optional
 import numpy as np
 
 from vitspec.depth_crops import crop_box
+from vitspec.errors import InputShapeError
 
 DEPTH_METRICS = (
     'abs_rel',
@@ -64,7 +65,7 @@ def image_errors(
 ) -> Optional[dict]:
     """Errors of one (H, W) prediction against its ground truth; None if no pixel is valid."""
     if pred.shape != gt.shape:
-        raise ValueError(f'prediction {pred.shape} and ground truth {gt.shape} differ in size')
+        raise InputShapeError(f'prediction {pred.shape} and ground truth {gt.shape} differ in size')
     mask = valid_mask(gt, min_depth, max_depth, crop)
     if not mask.any():
         return None

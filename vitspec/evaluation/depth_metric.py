@@ -13,6 +13,7 @@ from mmengine.logging import MMLogger
 from mmseg.registry import METRICS
 
 from vitspec.depth_crops import CROPS
+from vitspec.errors import ConfigError
 
 from .depth_errors import DEPTH_METRICS, image_errors
 
@@ -44,9 +45,9 @@ class DepthErrorMetric(BaseMetric):
         metrics = DEPTH_METRICS if metrics is None else tuple(metrics)
         unknown = set(metrics) - set(DEPTH_METRICS)
         if unknown:
-            raise ValueError(f'unknown depth metrics {sorted(unknown)}; known: {DEPTH_METRICS}')
+            raise ConfigError(f'unknown depth metrics {sorted(unknown)}; known: {DEPTH_METRICS}')
         if crop is not None and crop not in CROPS:
-            raise ValueError(f'unknown depth evaluation crop {crop!r}; use one of {CROPS}')
+            raise ConfigError(f'unknown depth evaluation crop {crop!r}; use one of {CROPS}')
         self.metrics, self.crop = metrics, crop
         self.min_depth, self.max_depth = min_depth, max_depth
         self.not_computable = None  # why the last evaluation has no value, if it has none

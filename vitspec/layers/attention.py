@@ -2,6 +2,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from vitspec.errors import ConfigError, InputShapeError
+
 from .plain import Linear
 from .rel_pos import (
     REL_POS_MODES,
@@ -66,7 +68,7 @@ class Attention(nn.Module):
         self.proj = nn.Linear(inner, dim)
         self.proj_drop = nn.Dropout(proj_drop)
         if window_padding not in WINDOW_PADDING:
-            raise ValueError(
+            raise ConfigError(
                 f'window_padding must be one of {WINDOW_PADDING}, got {window_padding!r}'
             )
         self.window_padding = window_padding
@@ -74,7 +76,7 @@ class Attention(nn.Module):
         if rel_pos_bias is None:
             return
         if rel_pos_bias not in REL_POS_MODES or rel_pos_size is None:
-            raise ValueError(
+            raise ConfigError(
                 f'rel_pos_bias must be None or one of {REL_POS_MODES} with '
                 f'rel_pos_size=(h, w); got {rel_pos_bias!r}, {rel_pos_size!r}'
             )
@@ -84,7 +86,7 @@ class Attention(nn.Module):
             self.rel_pos_w = nn.Parameter(torch.zeros(2 * rel_pos_size[1] - 1, self.head_dim))
             return
         if window_size:
-            raise ValueError("rel_pos_bias='table' (BEiT) is for global attention, not windows")
+            raise ConfigError("rel_pos_bias='table' (BEiT) is for global attention, not windows")
         self.relative_position_bias_table = nn.Parameter(
             torch.zeros(table_size(rel_pos_size), num_heads)
         )
@@ -145,7 +147,7 @@ class Attention(nn.Module):
             bias = decomposed_rel_pos_bias(q[:, :, num_prefix:], self.rel_pos_h, self.rel_pos_w, hw)
             return F.pad(bias, (num_prefix, 0, num_prefix, 0))  # prefix rows / columns: 0
         if tuple(hw) != self.rel_pos_size or num_prefix > 1:
-            raise ValueError(
+            raise InputShapeError(
                 f"rel_pos_bias='table' was made for a {self.rel_pos_size} patch grid with a CLS "
                 f'token; got a {tuple(hw)} grid with {num_prefix} prefix tokens (use an input '
                 f'of the img_size the backbone was built for, e.g. a sliding-window test)'

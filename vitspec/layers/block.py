@@ -4,6 +4,8 @@ import torch
 from timm.layers import DropPath
 from torch import nn
 
+from vitspec.errors import ConfigError
+
 from .layer_scale import NoLayerScale
 from .plain import LayerNorm
 from .token_layout import TokenLayout
@@ -40,7 +42,7 @@ class Block(nn.Module):
     ):
         super().__init__()
         if drop_path > 0 and not (skip_attn and skip_mlp):
-            raise ValueError(
+            raise ConfigError(
                 'drop path with a skip connection removed: stochastic depth drops a residual '
                 'branch, and a stage without its skip connection has no residual to keep'
             )

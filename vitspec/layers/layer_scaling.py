@@ -8,6 +8,8 @@ from typing import List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
+from vitspec.errors import ConfigError
+
 
 class LayerWidth(NamedTuple):
     num_heads: int
@@ -54,7 +56,7 @@ def layerwise_widths(
     """
     head_divisor = head_divisor or head_dim
     if head_divisor % head_dim:
-        raise ValueError(f'head_divisor {head_divisor} is not a multiple of head_dim {head_dim}')
+        raise ConfigError(f'head_divisor {head_divisor} is not a multiple of head_dim {head_dim}')
     return [
         LayerWidth(
             make_divisible(a * embed_dims, head_divisor) // head_dim,

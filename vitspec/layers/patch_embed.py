@@ -2,6 +2,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from vitspec.errors import InputShapeError
+
 
 def center_pad_to_multiple(x: torch.Tensor, multiple: int) -> torch.Tensor:
     """Zero-pad an NCHW image on both sides so that H and W are multiples (DINOv2's way)."""
@@ -23,7 +25,7 @@ class PatchEmbed(nn.Module):
         H, W = x.shape[-2:]
         p = self.patch_size
         if H % p or W % p:
-            raise ValueError(
+            raise InputShapeError(
                 f'input size {H}x{W} is not a multiple of the patch size {p}; pad it first '
                 f'(e.g. size_divisor={p} in the data preprocessor)'
             )

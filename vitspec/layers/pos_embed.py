@@ -2,6 +2,8 @@ import torch
 import torch.nn.functional as F
 from timm.layers import resample_abs_pos_embed
 
+from vitspec.errors import ConfigError
+
 POS_EMBED_MODES = ('timm', 'dinov2', 'vitdet')
 
 
@@ -29,7 +31,7 @@ def resample_pos_embed(
             pos_embed, list(new_hw), list(old_hw), num_prefix_tokens=num_prefix, antialias=True
         )
     if mode not in POS_EMBED_MODES:
-        raise ValueError(f'pos_embed_interp must be one of {POS_EMBED_MODES}, got {mode!r}')
+        raise ConfigError(f'pos_embed_interp must be one of {POS_EMBED_MODES}, got {mode!r}')
     prefix, grid = pos_embed[:, :num_prefix], pos_embed[:, num_prefix:]
     dim = grid.shape[-1]
     grid = grid.float().reshape(1, *old_hw, dim).permute(0, 3, 1, 2)

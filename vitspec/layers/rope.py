@@ -17,6 +17,8 @@ from typing import Optional, Tuple
 import torch
 from torch import nn
 
+from vitspec.errors import ConfigError
+
 NORMALIZE_COORDS = ('separate', 'max', 'min')
 
 Rotation = Tuple[torch.Tensor, torch.Tensor]  # (sin, cos), each (num_tokens, head_dim)
@@ -42,19 +44,19 @@ class RopePositionEmbedding(nn.Module):
     ):
         super().__init__()
         if head_dim % 4:
-            raise ValueError(f'2-D rotary embedding needs head_dim divisible by 4, got {head_dim}')
+            raise ConfigError(f'2-D rotary embedding needs head_dim divisible by 4, got {head_dim}')
         if (base is None) == (min_period is None or max_period is None):
-            raise ValueError(
+            raise ConfigError(
                 'rope: give either base or both min_period and max_period, '
                 f'got base={base}, min_period={min_period}, max_period={max_period}'
             )
         if normalize_coords not in NORMALIZE_COORDS:
-            raise ValueError(
+            raise ConfigError(
                 f'rope normalize_coords must be one of {NORMALIZE_COORDS}, got {normalize_coords!r}'
             )
         for name, factor in (('jitter_coords', jitter_coords), ('rescale_coords', rescale_coords)):
             if factor is not None and factor < 1:
-                raise ValueError(f'rope {name} is a factor >= 1, got {factor}')
+                raise ConfigError(f'rope {name} is a factor >= 1, got {factor}')
         self.head_dim = head_dim
         self.normalize_coords = normalize_coords
         self.shift_coords = shift_coords

@@ -1,6 +1,8 @@
 import torch
 from torch import nn
 
+from vitspec.errors import ConfigError, InputShapeError
+
 from .dct import dct, idct
 
 TOKEN_GRAYING_MODES = ('dct', 'svd')
@@ -12,7 +14,7 @@ def patchify(x: torch.Tensor, patch_size: int) -> torch.Tensor:
     B, C, H, W = x.shape
     p = patch_size
     if H % p or W % p:
-        raise ValueError(
+        raise InputShapeError(
             f'input size {H}x{W} is not a multiple of the patch size {p}; pad it first '
             f'(e.g. size_divisor={p} in the data preprocessor)'
         )
@@ -83,13 +85,13 @@ class TokenGraying(nn.Module):
     def __init__(self, patch_size: int, mode: str = 'dct', *, eps: float):
         super().__init__()
         if mode not in TOKEN_GRAYING_MODES:
-            raise ValueError(
+            raise ConfigError(
                 f'token graying mode must be one of {TOKEN_GRAYING_MODES}, got {mode!r}'
             )
         if not 0.0 < eps <= 1.0:
-            raise ValueError(f'token graying eps must be in (0, 1] (1 is the identity), got {eps}')
+            raise ConfigError(f'token graying eps must be in (0, 1] (1 is the identity), got {eps}')
         if patch_size < 1:
-            raise ValueError(f'patch_size must be positive, got {patch_size}')
+            raise ConfigError(f'patch_size must be positive, got {patch_size}')
         self.patch_size = patch_size
         self.mode = mode
         self.eps = float(eps)

@@ -20,7 +20,7 @@ from mmengine.runner import Runner
 from vitspec.config.cfg_options import merge_cfg_options
 from vitspec.config.load import load_config
 from vitspec.engine.optim.finite_loss_amp import AMP_DTYPES, AMP_FORM, AMP_WRAPPERS
-from vitspec.errors import DataFileError
+from vitspec.errors import ConfigError, DataFileError
 
 DIST_TIMEOUT_S = int(os.environ.get('VITSPEC_DIST_TIMEOUT', 1800))
 
@@ -47,14 +47,14 @@ def enable_amp(cfg: Config, dtype: str = None) -> Config:
         cfg.optim_wrapper.type = AMP_FORM[kind]
         cfg.optim_wrapper.setdefault('loss_scale', 'dynamic')
     elif kind not in AMP_WRAPPERS:
-        raise ValueError(
+        raise ConfigError(
             f'--amp: optim_wrapper.type {kind!r} has no mixed-precision form here '
             f'(known: {", ".join(sorted(AMP_FORM))}; already mixed precision: '
             f'{", ".join(AMP_WRAPPERS)})'
         )
     if dtype is not None:
         if dtype not in AMP_DTYPES:
-            raise ValueError(f'--amp: dtype must be one of {sorted(AMP_DTYPES)}, got {dtype!r}')
+            raise ConfigError(f'--amp: dtype must be one of {sorted(AMP_DTYPES)}, got {dtype!r}')
         cfg.optim_wrapper.dtype, loss_scale = AMP_DTYPES[dtype]
         if dtype == 'bf16' or cfg.optim_wrapper.get('loss_scale') in (None, dict(enabled=False)):
             cfg.optim_wrapper.loss_scale = loss_scale

@@ -14,7 +14,7 @@ from mmengine.model import is_model_wrapper
 from mmengine.registry import HOOKS
 from mmseg.models.segmentors import DepthEstimator
 
-from vitspec.errors import DataFileError
+from vitspec.errors import ConfigError, DataFileError
 
 MAX_NAMED = 8
 
@@ -31,7 +31,7 @@ class TargetsCheckHook(Hook):
     - Depth: no pixel with a depth > 0 inside the decode head's [min_depth, max_depth] in all
       of those batches is a DataFileError naming the images.
     - At the start of training, a segmentation head whose ``num_classes`` is smaller than the
-      number of classes of the training set (its metainfo ``classes``) is a ValueError naming
+      number of classes of the training set (its metainfo ``classes``) is a ConfigError naming
       both.
 
     Ten batches: a real dataset whose first 10 batches hold no labelled pixel at all is broken,
@@ -54,7 +54,7 @@ class TargetsCheckHook(Hook):
         classes = getattr(runner.train_dataloader.dataset, 'metainfo', {}).get('classes')
         for name, head in _seg_heads(model):
             if classes is not None and head.num_classes < len(classes):
-                raise ValueError(
+                raise ConfigError(
                     f'{name} ({type(head).__name__}) has num_classes={head.num_classes} but '
                     f'the training set ({type(runner.train_dataloader.dataset).__name__}) has '
                     f'{len(classes)} classes'

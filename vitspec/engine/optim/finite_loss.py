@@ -8,6 +8,8 @@ from mmengine.logging import print_log
 from mmengine.optim import OptimWrapper
 from mmengine.registry import OPTIM_WRAPPERS
 
+from vitspec.errors import ConfigError
+
 from .skipped_steps import DEFAULT_MAX_SKIPPED_STEPS, SkippedSteps, current_iteration
 
 NONFINITE_POLICIES = ('raise', 'skip')
@@ -38,7 +40,7 @@ class FiniteLossMixin:
         **kwargs,
     ):
         if nonfinite not in NONFINITE_POLICIES:
-            raise ValueError(f'nonfinite must be one of {NONFINITE_POLICIES}, got {nonfinite!r}')
+            raise ConfigError(f'nonfinite must be one of {NONFINITE_POLICIES}, got {nonfinite!r}')
         self.skipped_steps = SkippedSteps(max_skipped_steps)
         super().__init__(*args, **kwargs)
         self.nonfinite = nonfinite

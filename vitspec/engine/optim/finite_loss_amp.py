@@ -7,6 +7,8 @@ from mmengine.device import get_device
 from mmengine.optim import AmpOptimWrapper, OptimWrapper
 from mmengine.registry import OPTIM_WRAPPERS
 
+from vitspec.errors import ConfigError
+
 from ..mmcv_ops.autocast import run_mmcv_ops_in_float32
 from .finite_loss import FiniteLossMixin
 
@@ -60,7 +62,7 @@ class AnyDeviceAmpOptimWrapper(AmpOptimWrapper):
         self.loss_scaler, self._scale_update_param = grad_scaler(self.device, loss_scale, use_fsdp)
         if isinstance(dtype, str):
             if dtype not in self.valid_dtypes:
-                raise ValueError(f'dtype must be one of {self.valid_dtypes}, got {dtype!r}')
+                raise ConfigError(f'dtype must be one of {self.valid_dtypes}, got {dtype!r}')
             dtype = getattr(torch, dtype)
         self.cast_dtype = torch.float16 if dtype is None else dtype
 

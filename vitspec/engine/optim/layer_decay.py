@@ -12,6 +12,8 @@ from mmengine.optim import DefaultOptimWrapperConstructor
 from mmengine.registry import OPTIM_WRAPPER_CONSTRUCTORS
 from torch import nn
 
+from vitspec.errors import ConfigError, ConfigKeyError
+
 from .no_decay import no_decay_parameters
 
 
@@ -40,7 +42,7 @@ class LayerDecayOptimWrapperConstructor(DefaultOptimWrapperConstructor):
     def __init__(self, optim_wrapper_cfg: dict, paramwise_cfg: dict = None):
         unknown = sorted(set(paramwise_cfg or {}) - set(self.PARAMWISE_KEYS))
         if unknown:
-            raise ValueError(
+            raise ConfigKeyError(
                 f'LayerDecayOptimWrapperConstructor: unknown paramwise_cfg keys '
                 f'{unknown}; valid keys: {", ".join(self.PARAMWISE_KEYS)}'
             )
@@ -51,7 +53,7 @@ class LayerDecayOptimWrapperConstructor(DefaultOptimWrapperConstructor):
         backbone_attr = self.paramwise_cfg.get('backbone', 'backbone')
         backbone = _attribute(module, backbone_attr)
         if backbone is None and 'backbone' in self.paramwise_cfg:
-            raise ValueError(
+            raise ConfigError(
                 f'LayerDecayOptimWrapperConstructor: paramwise_cfg backbone={backbone_attr!r} '
                 f'is not an attribute of {type(module).__name__}'
             )

@@ -10,6 +10,8 @@ from typing import Optional
 
 from mmengine.logging import MessageHub
 
+from vitspec.errors import ConfigError
+
 DEFAULT_MAX_SKIPPED_STEPS = 20
 
 
@@ -20,7 +22,7 @@ class SkippedSteps:
 
     def __init__(self, cap: Optional[int] = DEFAULT_MAX_SKIPPED_STEPS):
         if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
-            raise ValueError(f'max_skipped_steps must be a positive int or None, got {cap!r}')
+            raise ConfigError(f'max_skipped_steps must be a positive int or None, got {cap!r}')
         self.cap = cap
         self.in_a_row = 0
         self.first_iteration = None

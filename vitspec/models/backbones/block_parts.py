@@ -6,6 +6,7 @@ from typing import Optional, Sequence, Tuple
 
 from torch import nn
 
+from vitspec.errors import ConfigError
 from vitspec.layers import Attention, Block, LayerNorm, LayerScale, Linear, Mlp
 from vitspec.layers.layer_scaling import layerwise_widths
 from vitspec.layers.specialized import (
@@ -29,7 +30,7 @@ def block_set(spec, num_layers: int, owner: str) -> set:
         return set()
     if isinstance(spec, str):
         if spec not in named:
-            raise ValueError(
+            raise ConfigError(
                 f'{owner}: {spec!r} is not one of {", ".join(named)}, an int or a list'
             )
         return set(range(named[spec]))
@@ -37,7 +38,7 @@ def block_set(spec, num_layers: int, owner: str) -> set:
         return set(range(spec))
     blocks = {i % num_layers for i in spec}
     if any(not -num_layers <= i < num_layers for i in spec):
-        raise ValueError(f'{owner}: block indices {list(spec)} out of range for {num_layers}')
+        raise ConfigError(f'{owner}: block indices {list(spec)} out of range for {num_layers}')
     return blocks
 
 
@@ -67,9 +68,9 @@ def block_parts(
     low-rank with ``lora_rank``). ``norm_eps``: of both LayerNorms.
     """
     if ffn_type not in FFN_TYPES:
-        raise ValueError(f'ffn_type must be one of {", ".join(FFN_TYPES)}, got {ffn_type!r}')
+        raise ConfigError(f'ffn_type must be one of {", ".join(FFN_TYPES)}, got {ffn_type!r}')
     if spec_layer_scale and not layer_scale_init:
-        raise ValueError(
+        raise ConfigError(
             'specialize.layer_scale=True needs a backbone with LayerScale (layer_scale_init); '
             'this one has none, so there is nothing to specialize: set '
             'specialize.layer_scale=False (or None)'

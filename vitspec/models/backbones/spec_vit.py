@@ -14,6 +14,7 @@ from vitspec.checkpoints import load_pretrained
 from vitspec.checkpoints.checkpoint_filter import filter_checkpoint
 from vitspec.checkpoints.filtered import FilteredCheckpoint
 from vitspec.checkpoints.inert_probe import refuse_inert_probe
+from vitspec.errors import ConfigError
 from vitspec.layers import LayerNorm, TokenLayout
 from vitspec.layers.class_attention import ClassAttentionBlock
 from vitspec.layers.patch_embed import PatchEmbed, center_pad_to_multiple
@@ -207,7 +208,7 @@ class SpecViT(BaseModule):
             else merge_options('SpecViT specialize', specialize, SPECIALIZE)
         )
         if self.class_attn and (spec or num_register_tokens or pos_embed_cls or output_cls_token):
-            raise ValueError(
+            raise ConfigError(
                 'class-attention layers (CaiT) keep the CLS token out of the '
                 'self-attention stage: use them with pos_embed_cls=False, without '
                 'registers, specialize or output_cls_token'
@@ -215,20 +216,20 @@ class SpecViT(BaseModule):
         if not with_cls_token and (
             pos_embed_cls or spec or self.class_attn or output_cls_token or rel_pos_bias == 'table'
         ):
-            raise ValueError(
+            raise ConfigError(
                 'with_cls_token=False builds no CLS token (ViTDet): set '
                 'pos_embed_cls=False, and use it without specialize, class-attention '
                 "layers, output_cls_token or rel_pos_bias='table' (all need CLS)"
             )
         if talking_heads and (rel_pos_bias or window_padding != 'masked'):
-            raise ValueError('talking heads have neither relative position bias nor windows')
+            raise ConfigError('talking heads have neither relative position bias nor windows')
         rope_cfg = None if rope in (None, False) else merge_options('SpecViT rope', rope, ROPE)
         if rope_cfg and rel_pos_bias:
-            raise ValueError('rope is a relative position encoding of its own: no rel_pos_bias')
+            raise ConfigError('rope is a relative position encoding of its own: no rel_pos_bias')
         if rope_cfg and talking_heads:
-            raise ValueError('talking heads (CaiT) have no rotary form: use rope without them')
+            raise ConfigError('talking heads (CaiT) have no rotary form: use rope without them')
         if not with_pos_embed and (pos_embed_cls or not rope_cfg):
-            raise ValueError(
+            raise ConfigError(
                 'with_pos_embed=False builds no learned position table (DINOv3): give the '
                 'positions by rope=dict(...) and set pos_embed_cls=False'
             )
@@ -236,7 +237,7 @@ class SpecViT(BaseModule):
         if spec and spec['registers'] == 'cls':
             self.num_cls += num_register_tokens
         elif spec and spec['registers'] != 'patch':
-            raise ValueError(
+            raise ConfigError(
                 f"specialize.registers must be 'patch' or 'cls', got {spec['registers']!r}"
             )
 
@@ -269,9 +270,9 @@ class SpecViT(BaseModule):
         if ffn_type == 'swiglu':
             mlp_hidden = swiglu_hidden(mlp_hidden)
         elif ffn_type != 'mlp':
-            raise ValueError(f"SpecViT ffn_type must be 'mlp' or 'swiglu', got {ffn_type!r}")
+            raise ConfigError(f"SpecViT ffn_type must be 'mlp' or 'swiglu', got {ffn_type!r}")
         if self.class_attn and ffn_type != 'mlp':
-            raise ValueError("class-attention layers (CaiT) use the plain MLP: ffn_type='mlp'")
+            raise ConfigError("class-attention layers (CaiT) use the plain MLP: ffn_type='mlp'")
         self.blocks = build_blocks(
             embed_dims,
             num_layers,

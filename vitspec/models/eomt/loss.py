@@ -20,6 +20,8 @@ from mmdet.registry import TASK_UTILS
 from mmseg.models.decode_heads import Mask2FormerHead as MMSegMask2FormerHead
 from torch import Tensor, nn
 
+from vitspec.errors import ConfigError
+
 # tue-mps/eomt training/mask_classification_semantic.py (MaskClassificationSemantic defaults)
 EOMT_LOSS_DEFAULTS = dict(
     num_points=12544,
@@ -64,11 +66,11 @@ class MaskClassificationLoss(nn.Module):
     ):
         super().__init__()
         if num_points < 1:
-            raise ValueError(f'loss.num_points must be positive, got {num_points}')
+            raise ConfigError(f'loss.num_points must be positive, got {num_points}')
         if oversample_ratio < 1:
-            raise ValueError(f'loss.oversample_ratio must be at least 1, got {oversample_ratio}')
+            raise ConfigError(f'loss.oversample_ratio must be at least 1, got {oversample_ratio}')
         if not 0 <= importance_sample_ratio <= 1:
-            raise ValueError(
+            raise ConfigError(
                 f'loss.importance_sample_ratio must be in [0, 1], got {importance_sample_ratio}'
             )
         self.num_classes = num_classes

@@ -18,6 +18,8 @@ from mmengine.hooks import Hook
 from mmengine.model import is_model_wrapper
 from mmengine.registry import HOOKS
 
+from vitspec.errors import ConfigError
+
 
 def mask_keep_probability(it: int, start: int, end: int, power: float = 0.9) -> float:
     """The probability that a block's attention mask is applied at iteration ``it``."""
@@ -45,12 +47,12 @@ class MaskAnnealingHook(Hook):
     def __init__(self, start_iters: Sequence[int], end_iters: Sequence[int], power: float = 0.9):
         start_iters, end_iters = list(start_iters), list(end_iters)
         if len(start_iters) != len(end_iters):
-            raise ValueError(
+            raise ConfigError(
                 f'MaskAnnealingHook: {len(start_iters)} start_iters but {len(end_iters)} end_iters'
             )
         for i, (start, end) in enumerate(zip(start_iters, end_iters)):
             if not 0 <= start < end:
-                raise ValueError(
+                raise ConfigError(
                     f'MaskAnnealingHook: block {i} needs 0 <= start_iters < end_iters, got '
                     f'{start} and {end}'
                 )
@@ -66,13 +68,13 @@ class MaskAnnealingHook(Hook):
         model = runner.model.module if is_model_wrapper(runner.model) else runner.model
         found = [m.attn_mask_probs for m in model.modules() if hasattr(m, 'attn_mask_probs')]
         if len(found) != 1:
-            raise ValueError(
+            raise ConfigError(
                 f'MaskAnnealingHook needs exactly one module with attn_mask_probs in the model, '
                 f'found {len(found)}'
             )
         probs = found[0]
         if probs.numel() != len(self.start_iters):
-            raise ValueError(
+            raise ConfigError(
                 f'MaskAnnealingHook: start_iters / end_iters give {len(self.start_iters)} '
                 f'blocks but the model has {probs.numel()} (attn_mask_probs)'
             )

@@ -9,6 +9,7 @@ from torch import nn
 
 from vitspec.checkpoints.filtered import FilteredCheckpoint
 from vitspec.checkpoints.missing_keys import parameter_copies
+from vitspec.errors import ConfigError
 from vitspec.layers import Attention, TokenLayout, center_pad_to_multiple
 
 from ..backbones.options import merge_options
@@ -60,9 +61,9 @@ class EoMTNetwork(nn.Module):
     ):
         super().__init__()
         if getattr(backbone, 'class_attn', False):
-            raise ValueError('EoMT needs the CLS token in the blocks: no class-attention layers')
+            raise ConfigError('EoMT needs the CLS token in the blocks: no class-attention layers')
         if not 1 <= num_blocks <= len(backbone.blocks):
-            raise ValueError(
+            raise ConfigError(
                 f'num_blocks must be in [1, {len(backbone.blocks)}] (the backbone has '
                 f'{len(backbone.blocks)} blocks), got {num_blocks}'
             )
@@ -165,17 +166,17 @@ class EoMTNetwork(nn.Module):
 def _check_query_block(block: nn.Module, index: int) -> None:
     attn = getattr(block, 'attn', None)
     if type(attn) is not Attention:
-        raise ValueError(
+        raise ConfigError(
             f'EoMT query block {index} must use the plain joint Attention, got '
             f'{type(attn).__name__} (talking heads have no masked form)'
         )
     if attn.window_size:
-        raise ValueError(
+        raise ConfigError(
             f'EoMT query block {index} is windowed: queries attend globally; list the last '
             f'num_blocks blocks in global_attn_indexes'
         )
     if attn.rel_pos_bias == 'table':
-        raise ValueError(
+        raise ConfigError(
             f"EoMT query block {index} has rel_pos_bias='table' (BEiT), which has no entries "
             'for query tokens'
         )

@@ -21,6 +21,7 @@ from typing import Optional
 import torch
 from torch import nn
 
+from vitspec.errors import ConfigError
 from vitspec.layers import Attention, Block, LayerNorm, LayerScale, Linear, NoLayerScale
 from vitspec.layers.token_layout import TokenLayout
 
@@ -101,9 +102,9 @@ def attach_query_parts(
     when the block has them; True on a block without LayerScale is refused."""
     has_ls = not isinstance(block.ls1, NoLayerScale)
     if layer_scale and not has_ls:
-        raise ValueError('query_specialize.layer_scale=True, but the backbone has no LayerScale')
+        raise ConfigError('query_specialize.layer_scale=True, but the backbone has no LayerScale')
     if type(block) is not Block or type(block.attn) is not Attention:
-        raise ValueError(
+        raise ConfigError(
             f'query parts go on a plain Block with the joint Attention, got '
             f'{type(block).__name__} with {type(block.attn).__name__}'
         )

@@ -16,6 +16,8 @@ from mmseg.models.segmentors import BaseSegmentor
 from mmseg.registry import MODELS
 from torch import Tensor
 
+from vitspec.errors import ConfigError, InputShapeError
+
 from ..segmentors.chunked_encoder_decoder import ChunkedEncoderDecoder
 from ..segmentors.row_resize import DEFAULT_CHUNK_BYTES
 from .loss import MaskClassificationLoss
@@ -90,9 +92,9 @@ class EoMT(ChunkedEncoderDecoder):
         # EncoderDecoder's inference and post-processing, without its decode head
         BaseSegmentor.__init__(self, data_preprocessor=data_preprocessor, init_cfg=init_cfg)
         if not isinstance(num_classes, int) or num_classes < 1:
-            raise ValueError(f'EoMT num_classes must be a positive int, got {num_classes!r}')
+            raise ConfigError(f'EoMT num_classes must be a positive int, got {num_classes!r}')
         if not isinstance(num_queries, int) or num_queries < 1:
-            raise ValueError(f'EoMT num_queries must be a positive int, got {num_queries!r}')
+            raise ConfigError(f'EoMT num_queries must be a positive int, got {num_queries!r}')
         self.network = EoMTNetwork(
             MODELS.build(backbone),
             num_classes=num_classes,
@@ -117,7 +119,7 @@ class EoMT(ChunkedEncoderDecoder):
     def _loss_cfg(loss: Optional[dict]) -> dict:
         loss = dict(loss or {})
         if 'type' in loss:
-            raise ValueError(
+            raise ConfigError(
                 f'EoMT loss.type={loss["type"]!r}: the loss is MaskClassificationLoss, give '
                 f'only its arguments'
             )
@@ -150,7 +152,7 @@ class EoMT(ChunkedEncoderDecoder):
         if inputs.shape[-2] % patch or inputs.shape[-1] % patch:
             # the network would pad the image and its masks would no longer align with the
             # ground truth the loss samples at the same normalized points
-            raise ValueError(
+            raise InputShapeError(
                 f'EoMT trains on images whose size is a multiple of the patch size {patch}, got '
                 f'{tuple(inputs.shape[-2:])}: set data_preprocessor.size_divisor={patch} (or a '
                 'crop size that is a multiple)'

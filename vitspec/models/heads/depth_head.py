@@ -8,6 +8,8 @@ from mmengine.model import BaseModule
 from mmseg.registry import MODELS
 from torch import nn
 
+from vitspec.errors import ConfigError
+
 NORM_STRATEGIES = ('linear', 'softmax')
 REGRESSIONS = ('relu', 'sigmoid')
 
@@ -39,9 +41,9 @@ class DepthHead(BaseModule):
     ):
         super().__init__(init_cfg=init_cfg)
         if norm_strategy not in NORM_STRATEGIES:
-            raise ValueError(f'norm_strategy {norm_strategy!r} is not one of {NORM_STRATEGIES}')
+            raise ConfigError(f'norm_strategy {norm_strategy!r} is not one of {NORM_STRATEGIES}')
         if regression not in REGRESSIONS:
-            raise ValueError(f'regression {regression!r} is not one of {REGRESSIONS}')
+            raise ConfigError(f'regression {regression!r} is not one of {REGRESSIONS}')
         self.min_depth, self.max_depth = min_depth, max_depth
         self.classify, self.norm_strategy, self.regression = classify, norm_strategy, regression
         self.out_dims = n_bins if classify else 1

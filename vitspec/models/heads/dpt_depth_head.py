@@ -7,6 +7,8 @@ import torch.nn.functional as F
 from mmseg.registry import MODELS
 from torch import nn
 
+from vitspec.errors import ConfigError, InputShapeError
+
 from .backbone_outputs import split_cls
 from .depth_head import DepthHead
 
@@ -82,7 +84,7 @@ class DPTDepthHead(DepthHead):
         kwargs.setdefault('init_cfg', dict(type='Kaiming', layer='Conv2d'))
         super().__init__(**kwargs)
         if readout_type not in READOUTS:
-            raise ValueError(f'readout_type {readout_type!r} is not one of {READOUTS}')
+            raise ConfigError(f'readout_type {readout_type!r} is not one of {READOUTS}')
         post = post_process_channels or [
             embed_dims // 8,
             embed_dims // 4,
@@ -90,7 +92,7 @@ class DPTDepthHead(DepthHead):
             embed_dims,
         ]
         if len(post) != 4:
-            raise ValueError(f'DPTDepthHead needs 4 post_process_channels, got {post}')
+            raise ConfigError(f'DPTDepthHead needs 4 post_process_channels, got {post}')
         self.readout_type = readout_type
         self.readouts = (
             nn.ModuleList(
@@ -127,7 +129,7 @@ class DPTDepthHead(DepthHead):
 
     def logits(self, inputs: Sequence) -> torch.Tensor:
         if len(inputs) != 4:
-            raise ValueError(f'DPTDepthHead takes 4 backbone outputs, got {len(inputs)}')
+            raise InputShapeError(f'DPTDepthHead takes 4 backbone outputs, got {len(inputs)}')
         levels = [
             conv(resize(project(self._readout(i, item))))
             for i, (item, project, resize, conv) in enumerate(

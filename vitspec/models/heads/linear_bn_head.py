@@ -6,6 +6,8 @@ from mmcv.cnn import build_norm_layer
 from mmseg.models.decode_heads.decode_head import BaseDecodeHead
 from mmseg.registry import MODELS
 
+from vitspec.errors import ConfigError
+
 from .backbone_outputs import split_cls
 
 
@@ -32,7 +34,7 @@ class LinearBNHead(BaseDecodeHead):
             **kwargs,
         )
         if self.norm_cfg is None:
-            raise ValueError('LinearBNHead needs norm_cfg (e.g. dict(type="SyncBN"))')
+            raise ConfigError('LinearBNHead needs norm_cfg (e.g. dict(type="SyncBN"))')
         self.bn = build_norm_layer(self.norm_cfg, self.channels)[1]
 
     def forward(self, inputs):

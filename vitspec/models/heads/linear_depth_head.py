@@ -8,6 +8,8 @@ from mmcv.cnn import build_norm_layer
 from mmseg.registry import MODELS
 from torch import nn
 
+from vitspec.errors import InputShapeError
+
 from .backbone_outputs import split_cls
 from .depth_head import DepthHead
 
@@ -59,7 +61,7 @@ class LinearDepthHead(DepthHead):
 
     def logits(self, inputs: Sequence) -> torch.Tensor:
         if len(inputs) != self.num_inputs:
-            raise ValueError(
+            raise InputShapeError(
                 f'LinearDepthHead(num_inputs={self.num_inputs}) got {len(inputs)} '
                 'backbone outputs: match it to the backbone out_indices'
             )

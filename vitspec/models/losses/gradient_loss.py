@@ -12,6 +12,8 @@ import torch
 from mmseg.registry import MODELS
 from torch import nn
 
+from vitspec.errors import InputShapeError
+
 from .sig_loss import valid_depth
 
 
@@ -76,7 +78,9 @@ class GradientLoss(nn.Module):
     def per_sample(self, pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
         if pred.dim() == 4:
             if pred.shape[1] != 1:
-                raise ValueError(f'GradientLoss expects one depth channel, got {pred.shape[1]}')
+                raise InputShapeError(
+                    f'GradientLoss expects one depth channel, got {pred.shape[1]}'
+                )
             pred, target = pred[:, 0], target[:, 0]
         mask = valid_depth(target, self.max_depth)
         log_diff = (torch.log(pred + self.eps) - torch.log(target + self.eps)) * mask
@@ -88,13 +92,13 @@ class GradientLoss(nn.Module):
 
     def forward(self, pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
         if pred.shape != target.shape:
-            raise ValueError(
+            raise InputShapeError(
                 f'GradientLoss: prediction {tuple(pred.shape)} and target '
                 f'{tuple(target.shape)} differ in shape'
             )
         if self.dinov2_slicing:
             if pred.dim() != 4 or pred.shape[1] != 1:
-                raise ValueError(
+                raise InputShapeError(
                     'GradientLoss(dinov2_slicing=True) reproduces DINOv2 on '
                     f'(B, 1, H, W) depth maps, got {tuple(pred.shape)}'
                 )

@@ -5,6 +5,8 @@ from mmengine.logging import MessageHub
 from mmseg.registry import MODELS
 from torch import nn
 
+from vitspec.errors import InputShapeError
+
 
 def valid_depth(target: torch.Tensor, max_depth: float = None) -> torch.Tensor:
     """Pixels with a measurement (gt > 0), up to ``max_depth`` if given."""
@@ -48,7 +50,7 @@ class SigLoss(nn.Module):
 
     def forward(self, pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
         if pred.shape != target.shape:
-            raise ValueError(
+            raise InputShapeError(
                 f'SigLoss: prediction {tuple(pred.shape)} and target '
                 f'{tuple(target.shape)} differ in shape'
             )

@@ -11,6 +11,8 @@ from mmengine.model import BaseModule
 from timm.layers import LayerNorm2d
 from torch import nn
 
+from vitspec.errors import ConfigError
+
 # mmcv/mmdet have no channels-first LayerNorm; timm's is an nn.LayerNorm, so the no-decay
 # rule (vitspec.engine.optim.no_decay) and mmcv's norm-abbreviation rule both recognise it.
 MODELS.register_module('LN2d', module=LayerNorm2d)
@@ -22,7 +24,7 @@ def resampler(channels: int, scale: float, norm_cfg: dict) -> Tuple[nn.Module, i
     max-pooling to downsample, identity for 1."""
     steps = math.log2(scale)
     if steps != int(steps):
-        raise ValueError(f'SimpleFPN scale factors must be powers of two, got {scale}')
+        raise ConfigError(f'SimpleFPN scale factors must be powers of two, got {scale}')
     steps = int(steps)
     if steps <= 0:
         return (nn.MaxPool2d(2**-steps, 2**-steps) if steps else nn.Identity()), channels
@@ -54,7 +56,7 @@ class SimpleFPN(BaseModule):
     ):
         super().__init__(init_cfg=init_cfg)
         if num_outs < len(scale_factors):
-            raise ValueError(f'num_outs={num_outs} < {len(scale_factors)} scale factors')
+            raise ConfigError(f'num_outs={num_outs} < {len(scale_factors)} scale factors')
         self.num_outs = num_outs
         self.resamplers = nn.ModuleList()
         self.lateral_convs = nn.ModuleList()

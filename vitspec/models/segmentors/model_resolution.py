@@ -3,6 +3,8 @@ as mmseg's ``BaseSegmentor.postprocess_result`` prepares them before resizing.""
 
 from torch import Tensor
 
+from vitspec.errors import ConfigError
+
 
 def unpadded_unflipped(scores: Tensor, meta: dict) -> Tensor:
     """``scores`` (C, H, W) of one image, cropped to the image (``img_padding_size`` or
@@ -13,6 +15,6 @@ def unpadded_unflipped(scores: Tensor, meta: dict) -> Tensor:
     if meta.get('flip'):
         direction = meta.get('flip_direction')
         if direction not in ('horizontal', 'vertical'):
-            raise ValueError(f'flip_direction {direction!r}: expected horizontal or vertical')
+            raise ConfigError(f'flip_direction {direction!r}: expected horizontal or vertical')
         scores = scores.flip(dims=(2,) if direction == 'horizontal' else (1,))
     return scores

@@ -13,6 +13,7 @@ from mmengine.model import BaseModule
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
+from vitspec.errors import ConfigError
 from vitspec.layers.patch_embed import center_pad_to_multiple
 
 from ..backbones.spec_vit import SpecViT
@@ -28,18 +29,18 @@ def interaction_ends(indexes, num_layers: int) -> list:
     """The last block of each interaction group: ``[5, 11, 17, 23]`` or upstream's
     ``[[0, 5], [6, 11], [12, 17], [18, 23]]`` (groups must follow each other from block 0)."""
     if not indexes:
-        raise ValueError('ViTAdapter interaction_indexes: give the last block of each group')
+        raise ConfigError('ViTAdapter interaction_indexes: give the last block of each group')
     ends, start = [], 0
     for item in indexes:
         if isinstance(item, (list, tuple)):
             if len(item) != 2 or item[0] != start:
-                raise ValueError(
+                raise ConfigError(
                     f'ViTAdapter interaction_indexes: group {list(item)} must be [{start}, end]'
                     ' (contiguous groups from block 0)'
                 )
             item = item[1]
         if not start <= item < num_layers:
-            raise ValueError(
+            raise ConfigError(
                 f'ViTAdapter interaction_indexes: {item} is not a block after {start - 1} of '
                 f'the {num_layers}-block ViT'
             )
@@ -95,14 +96,14 @@ class ViTAdapter(BaseModule):
     ):
         super().__init__(init_cfg=init_cfg)
         if vit_autocast not in VIT_AUTOCAST:
-            raise ValueError(
+            raise ConfigError(
                 f'ViTAdapter vit_autocast must be one of {VIT_AUTOCAST}, got {vit_autocast!r}'
             )
         self.vit_autocast = vit_autocast
         vit = dict(vit)
         vit_type = vit.pop('type', 'SpecViT')
         if vit_type not in ('SpecViT', SpecViT):
-            raise ValueError(f"ViTAdapter vit: type must be 'SpecViT', got {vit_type!r}")
+            raise ConfigError(f"ViTAdapter vit: type must be 'SpecViT', got {vit_type!r}")
         self.vit = SpecViT(**vit)
         self.interaction_indexes = interaction_ends(interaction_indexes, self.vit.num_layers)
         self.with_injector = with_injector
@@ -214,7 +215,7 @@ class ViTAdapter(BaseModule):
 
 def _four(vit_maps: list) -> list:
     if len(vit_maps) != 4:
-        raise ValueError(
+        raise ConfigError(
             f'ViTAdapter add_vit_feature adds one ViT map per output: it needs 4 '
             f'interaction_indexes, got {len(vit_maps)}'
         )
