@@ -40,8 +40,10 @@ ALLOWED = {
     'analysis': MODEL_SIDE,  # inside a backbone: source, size, features, conditioning
     'ledger': {'errors', 'fileio', 'config', 'evaluation', 'depth_crops', 'engine', 'runs'},
     'diagnostics': {'errors', 'fileio', 'engine', 'demo'},  # the machine: GPU check, mmcv ops
+    # a trained model on a user's images: inputs, loading, prediction, sliding windows, writers
+    'inference': {*MODEL_SIDE, 'datasets', 'evaluation', 'depth_crops', 'engine', 'runs'},
 }
-TOP = {'ledger', 'conversion', 'analysis', 'diagnostics'}  # nothing in vitspec imports these
+TOP = {'ledger', 'conversion', 'analysis', 'diagnostics', 'inference'}  # nothing imports these
 
 # Within vitspec.engine, what each of its parts may import: the runner at the top, the hooks and
 # the optimizer wrappers below it, checkpoint handling and mmcv's ops at the bottom. The package's

@@ -1,0 +1,35 @@
+"""Checkpoints of freshly built demo models, written as training writes them: the weights, the
+config text in ``meta['cfg']``, the dataset's classes, and mmengine's message hub (whose
+HistoryBuffer a plain weights-only ``torch.load`` refuses). Nothing is trained: the tests check
+what is written, not how good it is."""
+
+from pathlib import Path
+
+import torch
+from mmengine.logging import HistoryBuffer
+
+from vitspec.config.load import load_config
+
+ROOT = Path(__file__).resolve().parents[2]
+SEGMENTER = ROOT / 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
+DEPTHER = ROOT / 'configs/demo/lin4_specvit-tiny-p8_2xb2-100it_demo-nyu-112x144.py'
+
+
+def save_demo_checkpoint(config: Path, path: Path, seed: int = 0, meta_cfg: bool = True) -> Path:
+    from mmseg.registry import DATASETS
+
+    from vitspec.inference.model_loading import build_model
+
+    cfg = load_config(str(config))
+    torch.manual_seed(seed)
+    model = build_model(cfg)
+    model.init_weights()
+    classes = dict(DATASETS.get(cfg.test_dataloader.dataset.type).METAINFO)
+    meta = dict(iter=0, dataset_meta=classes)
+    if meta_cfg:
+        meta['cfg'] = cfg.pretty_text
+    buffer = HistoryBuffer()
+    buffer.update(1.0)
+    hub = dict(log_scalars={'train/loss': buffer}, runtime_info={}, resumed_keys={})
+    torch.save(dict(meta=meta, state_dict=model.state_dict(), message_hub=hub), path)
+    return path

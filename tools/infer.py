@@ -1,0 +1,80 @@
+"""Predict with a trained model on your own images and write files other programs read.
+
+    python tools/infer.py [CONFIG] CHECKPOINT INPUTS... --out DIR [--overwrite] [--amp]
+        [--batch N] [--device DEVICE] [--npy] [--slide [--window H W] [--overlap F]]
+
+CHECKPOINT alone uses the config it was trained with (saved in it); a CONFIG (a .py file or
+vitspec::<path>) given before it is checked against that one, as tools/test.py does. INPUTS are
+image files, folders, glob patterns (quoted) or .txt files listing paths. Outputs per task and
+their formats: docs/inference.md.
+"""
+
+import argparse
+import sys
+
+import torch
+
+from vitspec.errors import VitspecError
+from vitspec.inference import find_images, load_model, predict_files
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('paths', nargs='+', metavar='[CONFIG] CHECKPOINT INPUTS')
+    parser.add_argument('--out', required=True, help='output folder')
+    parser.add_argument('--overwrite', action='store_true', help='write into a non-empty --out')
+    parser.add_argument(
+        '--amp', action='store_true', help='autocast (bfloat16; float16 on GPUs without it)'
+    )
+    parser.add_argument('--batch', type=int, default=1, help='images (or windows) per forward')
+    parser.add_argument('--device', default=None, help='cuda, cuda:1, cpu (default: cuda if any)')
+    parser.add_argument('--npy', action='store_true', help='depth: also float32 metres as .npy')
+    parser.add_argument(
+        '--slide', action='store_true', help='large images: overlapping windows at their own scale'
+    )
+    parser.add_argument('--window', type=int, nargs=2, metavar=('H', 'W'), help='--slide window')
+    parser.add_argument('--overlap', type=float, default=1 / 3, help='--slide overlap (fraction)')
+    parser.add_argument('--no-config-check', action='store_true', help='use CONFIG as given')
+    args = parser.parse_args(argv)
+    config, rest = split_paths(args.paths)
+    if len(rest) < 2:
+        parser.error('give a CHECKPOINT and at least one input')
+    args.config, args.checkpoint, args.inputs = config, rest[0], rest[1:]
+    return args
+
+
+def split_paths(paths):
+    """(config or None, the other paths): a config ends in .py or starts with vitspec::."""
+    first = paths[0]
+    if first.endswith('.py') or first.startswith('vitspec::'):
+        return first, paths[1:]
+    return None, paths
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    device = args.device or ('cuda' if torch.cuda.is_available() else 'cpu')
+    slide = dict(window=tuple(args.window) if args.window else None, overlap=args.overlap)
+    try:
+        paths = find_images(args.inputs)
+        loaded = load_model(args.checkpoint, args.config, device, not args.no_config_check)
+        print(f'{loaded.task} model of {loaded.checkpoint} on {device}: {len(paths)} image(s)')
+        summary = predict_files(
+            loaded,
+            paths,
+            args.out,
+            batch_size=args.batch,
+            amp=args.amp,
+            npy=args.npy,
+            overwrite=args.overwrite,
+            slide=slide if args.slide else None,
+        )
+    except VitspecError as exc:
+        sys.exit(f'infer: {exc}')
+    print('\n'.join(summary.lines()))
+    print(f'outputs in {args.out}')
+    return 0 if summary.written else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

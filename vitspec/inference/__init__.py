@@ -1,0 +1,29 @@
+"""Using a trained model on a user's own images (docs/inference.md).
+
+    loaded = load_model('iter_500.pth')                   # its saved config, strict weights
+    summary = predict_files(loaded, find_images(['photos/']), 'out/', batch_size=4)
+
+``Predictor`` runs a model on arrays; ``slide_predict`` runs a segmenter or a depth model on an
+image of any size in overlapping windows, holding one band of windows at a time;
+``SegInferencer`` is mmseg's MMSegInferencer for vitspec configs and checkpoints.
+"""
+
+from .batch_run import Summary, predict_files, prepare_output_dir
+from .inputs import BadImage, find_images, read_image
+from .model_loading import DEPTH, DETECTION, SEGMENTATION, LoadedModel, load_model
+from .prediction import Predictor
+
+__all__ = [
+    'BadImage',
+    'DEPTH',
+    'DETECTION',
+    'LoadedModel',
+    'Predictor',
+    'SEGMENTATION',
+    'Summary',
+    'find_images',
+    'load_model',
+    'predict_files',
+    'prepare_output_dir',
+    'read_image',
+]

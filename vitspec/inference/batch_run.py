@@ -1,0 +1,134 @@
+"""Predicting on many files: batches of equal-size images, one writer per task, bad images
+skipped and named, a progress bar in images per second and a summary."""
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
+
+from tqdm import tqdm
+
+from vitspec.errors import DataFileError
+
+from .inputs import BadImage, ImageInput, read_image
+from .large_images import slide_predict
+from .model_loading import DEPTH, SEGMENTATION, LoadedModel
+from .prediction import Predictor
+from .writers import DepthWriter, SegmentationWriter
+
+
+@dataclass
+class Summary:
+    written: List[dict] = field(default_factory=list)  # per image: kind -> path
+    skipped: List[Tuple[Path, str]] = field(default_factory=list)  # (image, why)
+    seconds: float = 0.0
+
+    def lines(self) -> List[str]:
+        rate = len(self.written) / self.seconds if self.seconds else 0.0
+        head = (
+            f'{len(self.written)} image(s) predicted in {self.seconds:.1f} s '
+            f'({rate:.2f} images/s), {len(self.skipped)} skipped'
+        )
+        return [head, *(f'  skipped {reason}' for _, reason in self.skipped)]
+
+
+def prepare_output_dir(out_dir, overwrite: bool = False) -> Path:
+    """Create ``out_dir``; one that exists and holds files is refused unless ``overwrite``."""
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise DataFileError(f'output {out} exists and is not a folder')
+    if out.is_dir() and any(out.iterdir()) and not overwrite:
+        raise DataFileError(
+            f'output folder {out} exists and is not empty: choose another, or pass '
+            f'--overwrite (overwrite=True) to replace the files of the same names'
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def writer_for(loaded: LoadedModel, out_dir: Path, npy: bool = False):
+    if loaded.task == SEGMENTATION:
+        num_classes = getattr(getattr(loaded.model, 'decode_head', None), 'num_classes', 0)
+        num_classes = num_classes or getattr(loaded.model, 'num_classes', 0)
+        return SegmentationWriter(out_dir, loaded.dataset_meta, num_classes)
+    if loaded.task == DEPTH:
+        return DepthWriter(out_dir, npy=npy)
+    raise NotImplementedError(f'no writer for {loaded.task} models yet')
+
+
+def prediction_array(sample, task: str):
+    """The (H, W) output of one data sample: class indices or depth in metres."""
+    if task == SEGMENTATION:
+        return sample.pred_sem_seg.data[0].cpu().numpy()
+    return sample.pred_depth_map.data[0].float().cpu().numpy()
+
+
+def same_size_batches(images: Iterable[ImageInput], batch_size: int) -> Iterator[list]:
+    """Consecutive images of one size, at most ``batch_size``: mixed sizes would be padded to
+    the largest, and a ViT attends to that padding, so an output would depend on its batch."""
+    batch = []
+    for image in images:
+        if batch and (len(batch) == batch_size or image.bgr.shape != batch[0].bgr.shape):
+            yield batch
+            batch = []
+        batch.append(image)
+    if batch:
+        yield batch
+
+
+def predict_files(
+    loaded: LoadedModel,
+    paths: Sequence[Path],
+    out_dir,
+    batch_size: int = 1,
+    amp: bool = False,
+    npy: bool = False,
+    overwrite: bool = False,
+    progress: Optional[bool] = None,
+    slide: Optional[dict] = None,
+) -> Summary:
+    """Predict on ``paths`` and write each task's files into ``out_dir``, named after each
+    image (``<stem>_labels.png``, ``<stem>_depth.png``, ...). ``slide``: predict each image
+    in overlapping windows at its own scale (``slide_predict``'s window / overlap, ``{}`` for
+    its defaults); its windows run ``batch_size`` at a time."""
+    out = prepare_output_dir(out_dir, overwrite)
+    writer = writer_for(loaded, out, npy=npy)
+    predictor = Predictor(loaded, amp=amp)
+    summary, start = Summary(), time.perf_counter()
+    stems = unique_stems(paths)
+    bar = tqdm(total=len(paths), unit='img', disable=progress is False, dynamic_ncols=True)
+
+    def readable():
+        for path in paths:
+            try:
+                yield read_image(path)
+            except BadImage as exc:
+                summary.skipped.append((path, str(exc)))
+                bar.update(1)
+
+    with bar:
+        for batch in same_size_batches(readable(), 1 if slide is not None else batch_size):
+            if slide is not None:
+                outputs = [slide_predict(predictor, batch[0].bgr, batch_size=batch_size, **slide)]
+            else:
+                samples = predictor.predict([image.bgr for image in batch])
+                outputs = [prediction_array(sample, loaded.task) for sample in samples]
+            for image, output in zip(batch, outputs):
+                written = writer.write(stems[image.path], image.bgr, output)
+                summary.written.append(dict(image=image.path, **written))
+            bar.update(len(batch))
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def unique_stems(paths: Sequence[Path]) -> dict:
+    """Output names: the file's stem, with its parent folder's name where two stems clash."""
+    counts = {}
+    for path in paths:
+        counts[Path(path).stem] = counts.get(Path(path).stem, 0) + 1
+    stems = {}
+    for index, path in enumerate(paths):
+        path = Path(path)
+        stem = path.stem if counts[path.stem] == 1 else f'{path.parent.name}_{path.stem}'
+        stems[path] = stem if stem not in stems.values() else f'{stem}_{index}'
+    return stems

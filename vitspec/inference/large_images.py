@@ -1,0 +1,89 @@
+"""A segmenter or a depth model on an image of any size, in overlapping windows (sliding.py).
+
+The windows see the image at its own pixel scale (the test pipeline's resize is not applied:
+a 40-megapixel scan resized to the training size would lose what the user scanned it for).
+Each window is normalised by the model's data preprocessor and run through the model's
+``encode_decode``, which gives scores at the window's size.
+"""
+
+from typing import Optional, Tuple
+
+import numpy as np
+import torch
+
+from .model_loading import DEPTH, SEGMENTATION, LoadedModel
+from .prediction import Predictor
+from .sliding import SlidingWindows
+
+DEFAULT_OVERLAP = 1 / 3
+
+
+def default_window(cfg) -> Tuple[int, int]:
+    """The model's own test crop, else its training crop, else its backbone's image size."""
+    test_cfg = cfg.model.get('test_cfg') or {}
+    size = test_cfg.get('crop_size') or cfg.get('crop_size')
+    if size is None:
+        size = cfg.model.get('backbone', {}).get('img_size', 512)
+    return (size, size) if isinstance(size, int) else tuple(size)
+
+
+def window_predictor(predictor: Predictor, bgr: np.ndarray):
+    """``predict(windows)`` for SlidingWindows: (B, C, h, w) scores of the windows of ``bgr``,
+    C the classes of a segmenter (raw scores, as mmseg blends them) or 1 for depth."""
+    model = predictor.loaded.model
+    if not hasattr(model, 'encode_decode'):
+        raise NotImplementedError(f'{type(model).__name__} has no encode_decode to slide with')
+
+    def predict(windows, size):
+        crops = [
+            torch.from_numpy(bgr[top : top + size[0], left : left + size[1]].copy())
+            .permute(2, 0, 1)
+            .to(predictor.device)
+            for top, left in windows
+        ]
+        data = model.data_preprocessor(dict(inputs=crops), False)
+        inputs = data['inputs']
+        metas = [dict(img_shape=tuple(inputs.shape[2:]), ori_shape=size) for _ in crops]
+        for meta in metas:
+            meta['pad_shape'] = meta['img_shape']
+        with torch.no_grad(), predictor.precision():
+            scores = model.encode_decode(inputs, metas)
+        return scores[:, :, : size[0], : size[1]]  # the preprocessor's padding off
+
+    return predict
+
+
+def slide_predict(
+    predictor: Predictor,
+    bgr: np.ndarray,
+    window: Optional[Tuple[int, int]] = None,
+    overlap: float = DEFAULT_OVERLAP,
+    batch_size: int = 4,
+    out: Optional[np.ndarray] = None,
+) -> np.ndarray:
+    """The (H, W) class indices (segmentation) or depth in metres (depth) of ``bgr`` (H, W, 3),
+    predicted in windows (default: the model's crop) overlapping by ``overlap`` of a window.
+    ``out`` may be a preallocated (e.g. ``np.lib.format.open_memmap``) (H, W) array."""
+    loaded: LoadedModel = predictor.loaded
+    window = window or default_window(loaded.cfg)
+    stride = tuple(max(1, round(side * (1 - overlap))) for side in window)
+    windows = SlidingWindows(bgr.shape[:2], window, stride, batch_size)
+    if loaded.task == SEGMENTATION:
+        channels = loaded.model.decode_head.out_channels
+        dtype = np.uint8 if channels <= 256 else np.int32
+    elif loaded.task == DEPTH:
+        channels, dtype = 1, np.float32
+    else:
+        raise NotImplementedError(f'sliding-window prediction of {loaded.task} models')
+    if out is None:
+        out = np.empty(bgr.shape[:2], dtype)
+    run_window = window_predictor(predictor, bgr)
+
+    def finish_rows(top, scores):
+        rows = scores.argmax(0) if loaded.task == SEGMENTATION else scores[0]
+        out[top : top + rows.shape[0]] = rows.cpu().numpy()
+
+    windows.run(
+        lambda batch: run_window(batch, windows.window), finish_rows, channels, predictor.device
+    )
+    return out

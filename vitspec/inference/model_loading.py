@@ -1,0 +1,140 @@
+"""A model ready to predict, from a checkpoint alone or a checkpoint and a config.
+
+A checkpoint written by training holds its config (mmengine saves it as ``meta['cfg']``); that
+config builds the model by default. A config given beside it is compared with the saved one as
+tools/test.py does (config/saved.py): one that builds another model is refused. The checkpoint
+is read with the safe loader (fileio: weights only, an allow-list of what training stores) and
+loaded strictly: a missing or mis-shaped weight is an error, never a silently random layer.
+"""
+
+import copy
+import logging
+from typing import NamedTuple, Optional
+
+import torch
+from mmengine.config import Config
+from mmengine.logging import print_log
+from mmengine.model import revert_sync_batchnorm
+from mmengine.registry import DefaultScope, init_default_scope
+from mmengine.runner import load_state_dict
+from mmengine.utils import import_modules_from_strings
+
+from vitspec.checkpoints.mismatch import FEW, describe_mismatch, find_mismatch
+from vitspec.config.load import load_config
+from vitspec.config.saved import check_saved_config, saved_config
+from vitspec.errors import CheckpointError, ConfigError
+from vitspec.fileio import safe_torch_load
+
+SEGMENTATION, DEPTH, DETECTION = 'segmentation', 'depth', 'detection'
+MAY_MISS = ('num_batches_tracked',)
+
+
+class LoadedModel(NamedTuple):
+    model: torch.nn.Module  # in eval mode, on its device
+    cfg: Config  # the config that built it
+    task: str  # SEGMENTATION, DEPTH or DETECTION
+    dataset_meta: dict  # classes and palette (empty for depth)
+    checkpoint: str
+
+
+def load_model(
+    checkpoint: str, config: Optional[str] = None, device: str = 'cpu', check_config: bool = True
+) -> LoadedModel:
+    """Build the model of ``checkpoint`` (its saved config, or ``config``) and load its weights.
+
+    Raises ConfigError when neither names a config, CheckpointError for a checkpoint that does
+    not fit the model, and the saved-config check's error for a config that builds another model.
+    """
+    ckpt = safe_torch_load(str(checkpoint), map_location='cpu')
+    if not isinstance(ckpt, dict):
+        raise CheckpointError(f'{checkpoint} holds no checkpoint dict')
+    if config is not None:
+        cfg = load_config(str(config))
+        if check_config:
+            check_saved_config(ckpt, cfg, str(checkpoint))
+    else:
+        cfg = saved_config(ckpt)
+        if cfg is None:
+            raise ConfigError(
+                f'{checkpoint} holds no training config (meta.cfg), e.g. a converted or released '
+                f'file: name the config too (tools/infer.py CONFIG CHECKPOINT INPUTS...)'
+            )
+        _import_custom_modules(cfg)
+    model = build_model(cfg)
+    load_weights_strictly(model, ckpt.get('state_dict', ckpt), str(checkpoint))
+    model.to(device).eval()
+    meta = ckpt.get('meta') or {}
+    return LoadedModel(model, cfg, task_of(model), dataset_meta(cfg, meta), str(checkpoint))
+
+
+def _import_custom_modules(cfg: Config) -> None:
+    # Config.fromstring does not import them as Config.fromfile does: the registrations of
+    # the saved config's modules (vitspec's own) come from here.
+    imports = cfg.get('custom_imports')
+    if imports:
+        import_modules_from_strings(**imports)
+
+
+def build_model(cfg: Config) -> torch.nn.Module:
+    """The model of ``cfg`` for inference: no pretrained weights read, no training parts."""
+    cfg = copy.deepcopy(cfg)
+    cfg.model.pop('pretrained', None)
+    cfg.model['train_cfg'] = None
+    scope = cfg.get('default_scope', 'mmseg')
+    init_default_scope(scope)
+    registry = _models_registry(scope)
+    with DefaultScope.overwrite_default_scope(scope):
+        model = registry.build(cfg.model)
+    return revert_sync_batchnorm(model)  # SyncBN needs a process group; BN does the same in eval
+
+
+def _models_registry(scope: str):
+    if scope == 'mmdet':
+        from mmdet.registry import MODELS
+    else:
+        from mmseg.registry import MODELS
+    return MODELS
+
+
+def load_weights_strictly(model: torch.nn.Module, state_dict: dict, filename: str) -> None:
+    state_dict = {k.removeprefix('module.'): v for k, v in state_dict.items()}
+    mismatch = find_mismatch(model.state_dict(), state_dict, MAY_MISS)
+    if mismatch:
+        lines = describe_mismatch(mismatch, few=FEW)
+        raise CheckpointError(
+            '\n'.join([f'{filename} does not fit the model of its config:', *lines])
+        )
+    load_state_dict(model, state_dict, strict=False)  # strict except num_batches_tracked
+
+
+def task_of(model: torch.nn.Module) -> str:
+    from mmseg.models.segmentors import DepthEstimator
+
+    if isinstance(model, DepthEstimator):
+        return DEPTH
+    if type(model).__module__.startswith('mmdet') or hasattr(model, 'roi_head'):
+        return DETECTION
+    return SEGMENTATION
+
+
+def dataset_meta(cfg: Config, meta: dict) -> dict:
+    """Classes and palette: the checkpoint's (training saves the dataset's), else the test
+    dataset class's own METAINFO."""
+    saved = meta.get('dataset_meta')
+    if isinstance(saved, dict) and saved.get('classes'):
+        return dict(saved)
+    dataset_type = (cfg.get('test_dataloader') or {}).get('dataset', {}).get('type')
+    try:
+        from mmseg.registry import DATASETS
+
+        found = DATASETS.get(dataset_type) if dataset_type else None
+    except KeyError:
+        found = None
+    if found is None:
+        print_log(
+            'the checkpoint names no classes and the config no dataset: classes are numbered',
+            logger='current',
+            level=logging.WARNING,
+        )
+        return {}
+    return dict(getattr(found, 'METAINFO', {}))

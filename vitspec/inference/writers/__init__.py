@@ -1,0 +1,13 @@
+"""What prediction writes for each task, in formats other programs read."""
+
+from .depth import DepthWriter, depth_colour_picture, depth_to_millimetres
+from .segmentation import SegmentationWriter, colour_labels, label_image
+
+__all__ = [
+    'DepthWriter',
+    'SegmentationWriter',
+    'colour_labels',
+    'depth_colour_picture',
+    'depth_to_millimetres',
+    'label_image',
+]
