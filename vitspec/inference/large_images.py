@@ -84,6 +84,10 @@ def slide_predict(
         out[top : top + rows.shape[0]] = rows.cpu().numpy()
 
     windows.run(
-        lambda batch: run_window(batch, windows.window), finish_rows, channels, predictor.device
+        lambda batch: run_window(batch, windows.window),
+        finish_rows,
+        channels,
+        predictor.device,
+        normalise=loaded.task != SEGMENTATION,  # the argmax of a weighted sum is the same
     )
     return out

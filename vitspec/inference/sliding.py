@@ -73,10 +73,12 @@ class SlidingWindows:
         finish_rows: Callable[[int, torch.Tensor], None],
         channels: int,
         device='cpu',
+        normalise: bool = True,
     ) -> None:
         """``predict(windows)`` gives (B, channels, h, w) scores of the windows' pixels;
         ``finish_rows(top, scores)`` gets the blended (channels, rows, W) scores of image rows
-        ``top:top + rows``, each row once, top to bottom."""
+        ``top:top + rows``, each row once, top to bottom. ``normalise=False`` leaves them
+        weighted sums, not divided by the sum of the weights (an argmax does not need it)."""
         win_h, win_w = self.window
         scores = torch.zeros((channels, win_h, self.width), device=device)
         weight_sum = torch.zeros((win_h, self.width), device=device)
@@ -85,7 +87,7 @@ class SlidingWindows:
         for top in self.tops:
             if top > band_top:  # rows band_top..top are final: no later window reaches them
                 done = top - band_top
-                finish_rows(band_top, scores[:, :done] / weight_sum[:done])
+                finish_rows(band_top, self._blended(scores, weight_sum, done, normalise))
                 scores = torch.cat(
                     [scores[:, done:], scores.new_zeros(channels, done, self.width)], 1
                 )
@@ -94,7 +96,11 @@ class SlidingWindows:
             for windows in self.batches(top):
                 out = predict(windows).float()
                 for (_, left), window_scores in zip(windows, out):
-                    scores[:, :, left : left + win_w] += window_scores * weights
+                    scores[:, :, left : left + win_w].addcmul_(window_scores, weights)
                     weight_sum[:, left : left + win_w] += weights
         rows = self.height - band_top
-        finish_rows(band_top, scores[:, :rows] / weight_sum[:rows])
+        finish_rows(band_top, self._blended(scores, weight_sum, rows, normalise))
+
+    @staticmethod
+    def _blended(scores, weight_sum, rows, normalise):
+        return scores[:, :rows] / weight_sum[:rows] if normalise else scores[:, :rows]

@@ -1,0 +1,81 @@
+"""Predicting on folders of real samples writes each task's files at each input's size; bad
+images are skipped and named; an output folder in use is refused."""
+
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from vitspec.errors import DataFileError
+from vitspec.inference import find_images, load_model, predict_files
+from vitspec.inference.batch_run import same_size_batches, unique_stems
+from vitspec.inference.inputs import ImageInput
+
+
+@pytest.fixture(scope='module')
+def segmenter(segmenter_checkpoint):
+    return load_model(segmenter_checkpoint)
+
+
+def test_segmentation_writes_labels_overlays_and_classes(segmenter, ade_images, tmp_path):
+    paths = find_images([ade_images])
+    summary = predict_files(segmenter, paths, tmp_path, batch_size=2, progress=False)
+    assert len(summary.written) == 3 and not summary.skipped
+    for path in paths:
+        size = Image.open(path).size
+        labels = Image.open(tmp_path / f'{path.stem}_labels.png')
+        assert labels.mode == 'P' and labels.size == size
+        values = np.asarray(labels)
+        assert values.max() < 150
+        palette = np.asarray(labels.getpalette()[:450]).reshape(150, 3)
+        assert (palette == np.asarray(segmenter.dataset_meta['palette'])).all()
+        assert Image.open(tmp_path / f'{path.stem}_overlay.jpg').size == size
+    classes = json.loads((tmp_path / 'classes.json').read_text())
+    assert len(classes) == 150 and classes[0]['name'] == 'wall'
+
+
+def test_depth_writes_millimetres_npy_and_a_coloured_picture(
+    depth_checkpoint, nyu_images, tmp_path
+):
+    loaded = load_model(depth_checkpoint)
+    summary = predict_files(loaded, find_images(nyu_images), tmp_path, npy=True, progress=False)
+    assert len(summary.written) == 2
+    for written in summary.written:
+        size = Image.open(written['image']).size
+        millimetres = np.asarray(Image.open(written['depth']))
+        assert millimetres.dtype == np.uint16 and millimetres.shape == size[::-1]
+        metres = np.load(written['npy'])
+        assert metres.dtype == np.float32 and metres.shape == size[::-1]
+        assert np.abs(millimetres - metres * 1000).max() <= 0.5 + 1e-3
+        assert 0.001 <= metres.min() and metres.max() <= 10.0  # the model's depth range
+        colour = Image.open(written['colour'])
+        assert colour.height == size[1] and colour.width > size[0]  # the scale bar beside
+
+
+def test_bad_images_are_counted_and_named(segmenter, ade_images, tmp_path):
+    inputs = tmp_path / 'in'
+    inputs.mkdir()
+    (inputs / 'empty.png').write_bytes(b'')
+    Image.open(ade_images / 'ADE_val_00000003.jpg').save(inputs / 'good.jpg')
+    summary = predict_files(segmenter, find_images([inputs]), tmp_path / 'out', progress=False)
+    assert [w['image'].name for w in summary.written] == ['good.jpg']
+    assert [p.name for p, _ in summary.skipped] == ['empty.png']
+    assert 'empty.png: empty file' in '\n'.join(summary.lines())
+
+
+def test_an_output_folder_with_files_needs_overwrite(segmenter, ade_images, tmp_path):
+    (tmp_path / 'old.txt').write_text('x')
+    paths = find_images([ade_images / 'ADE_val_00000003.jpg'])
+    with pytest.raises(DataFileError, match='--overwrite'):
+        predict_files(segmenter, paths, tmp_path, progress=False)
+    predict_files(segmenter, paths, tmp_path, overwrite=True, progress=False)
+    assert (tmp_path / 'ADE_val_00000003_labels.png').is_file()
+
+
+def test_batches_hold_one_image_size_and_names_stay_apart(tmp_path):
+    images = [ImageInput(tmp_path / f'{i}.jpg', np.zeros(s, np.uint8)) for i, s in
+              enumerate([(4, 4, 3), (4, 4, 3), (4, 6, 3), (4, 4, 3)])]  # fmt: skip
+    assert [len(b) for b in same_size_batches(images, 8)] == [2, 1, 1]
+    stems = unique_stems([tmp_path / 'a/x.jpg', tmp_path / 'b/x.jpg', tmp_path / 'y.png'])
+    assert sorted(stems.values()) == ['a_x', 'b_x', 'y']
