@@ -15,7 +15,7 @@ import sys
 import torch
 
 from vitspec.errors import VitspecError
-from vitspec.inference import find_images, load_model, predict_files
+from vitspec.inference import find_images, load_model, predict_files, prepare_output_dir
 
 
 def parse_args(argv=None):
@@ -57,6 +57,7 @@ def main(argv=None):
     slide = dict(window=tuple(args.window) if args.window else None, overlap=args.overlap)
     try:
         paths = find_images(args.inputs)
+        prepare_output_dir(args.out, args.overwrite)  # refused before the model loads
         loaded = load_model(args.checkpoint, args.config, device, not args.no_config_check)
         print(f'{loaded.task} model of {loaded.checkpoint} on {device}: {len(paths)} image(s)')
         summary = predict_files(
