@@ -13,6 +13,7 @@ from vitspec.config.load import load_config
 ROOT = Path(__file__).resolve().parents[2]
 SEGMENTER = ROOT / 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
 DEPTHER = ROOT / 'configs/demo/lin4_specvit-tiny-p8_2xb2-100it_demo-nyu-112x144.py'
+EOMT = ROOT / 'configs/demo/eomt_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
 
 
 def save_demo_checkpoint(config: Path, path: Path, seed: int = 0, meta_cfg: bool = True) -> Path:

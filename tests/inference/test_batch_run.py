@@ -79,3 +79,17 @@ def test_batches_hold_one_image_size_and_names_stay_apart(tmp_path):
     assert [len(b) for b in same_size_batches(images, 8)] == [2, 1, 1]
     stems = unique_stems([tmp_path / 'a/x.jpg', tmp_path / 'b/x.jpg', tmp_path / 'y.png'])
     assert sorted(stems.values()) == ['a_x', 'b_x', 'y']
+
+
+def test_an_eomt_checkpoint_writes_segmentation_files(ade_images, tmp_path):
+    from tests.inference.demo_checkpoints import EOMT, save_demo_checkpoint
+    from vitspec.inference import Predictor, read_image
+    from vitspec.inference.large_images import slide_predict
+
+    loaded = load_model(save_demo_checkpoint(EOMT, tmp_path / 'eomt.pth'))
+    paths = find_images([ade_images / 'ADE_val_00000002.jpg'])
+    predict_files(loaded, paths, tmp_path / 'out', progress=False)
+    labels = np.asarray(Image.open(tmp_path / 'out/ADE_val_00000002_labels.png'))
+    assert labels.shape == (364, 500) and labels.max() < 150
+    slid = slide_predict(Predictor(loaded), read_image(paths[0]).bgr, window=(128, 128))
+    assert slid.shape == (364, 500) and slid.max() < 150

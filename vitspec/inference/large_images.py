@@ -27,6 +27,13 @@ def default_window(cfg) -> Tuple[int, int]:
     return (size, size) if isinstance(size, int) else tuple(size)
 
 
+def class_count(model) -> int:
+    """The channels of a segmenter's scores: its own ``out_channels`` (EoMT) or its decode
+    head's (mmseg's segmentors)."""
+    count = getattr(model, 'out_channels', None)
+    return count if count is not None else model.decode_head.out_channels
+
+
 def window_predictor(predictor: Predictor, bgr: np.ndarray):
     """``predict(windows)`` for SlidingWindows: (B, C, h, w) scores of the windows of ``bgr``,
     C the classes of a segmenter (raw scores, as mmseg blends them) or 1 for depth."""
@@ -69,7 +76,7 @@ def slide_predict(
     stride = tuple(max(1, round(side * (1 - overlap))) for side in window)
     windows = SlidingWindows(bgr.shape[:2], window, stride, batch_size)
     if loaded.task == SEGMENTATION:
-        channels = loaded.model.decode_head.out_channels
+        channels = class_count(loaded.model)
         dtype = np.uint8 if channels <= 256 else np.int32
     elif loaded.task == DEPTH:
         channels, dtype = 1, np.float32
