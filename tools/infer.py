@@ -70,7 +70,7 @@ def main(argv=None):
             overwrite=args.overwrite,
             slide=slide if args.slide else None,
         )
-    except VitspecError as exc:
+    except (VitspecError, NotImplementedError) as exc:
         sys.exit(f'infer: {exc}')
     print('\n'.join(summary.lines()))
     print(f'outputs in {args.out}')

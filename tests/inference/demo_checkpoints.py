@@ -13,6 +13,7 @@ from vitspec.config.load import load_config
 ROOT = Path(__file__).resolve().parents[2]
 SEGMENTER = ROOT / 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
 DEPTHER = ROOT / 'configs/demo/lin4_specvit-tiny-p8_2xb2-100it_demo-nyu-112x144.py'
+DETECTOR = ROOT / 'configs/demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-800it_demo-coco-160x160.py'
 EOMT = ROOT / 'configs/demo/eomt_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
 
 
@@ -25,7 +26,8 @@ def save_demo_checkpoint(config: Path, path: Path, seed: int = 0, meta_cfg: bool
     torch.manual_seed(seed)
     model = build_model(cfg)
     model.init_weights()
-    classes = dict(DATASETS.get(cfg.test_dataloader.dataset.type).METAINFO)
+    dataset = cfg.test_dataloader.dataset
+    classes = dict(dataset.get('metainfo') or DATASETS.get(dataset.type).METAINFO)
     meta = dict(iter=0, dataset_meta=classes)
     if meta_cfg:
         meta['cfg'] = cfg.pretty_text

@@ -12,15 +12,16 @@ from vitspec.errors import DataFileError
 
 from .inputs import BadImage, ImageInput, read_image
 from .large_images import slide_predict
-from .model_loading import DEPTH, SEGMENTATION, LoadedModel
+from .model_loading import DEPTH, DETECTION, SEGMENTATION, LoadedModel
 from .prediction import Predictor
-from .writers import DepthWriter, SegmentationWriter
+from .writers import DepthWriter, DetectionWriter, SegmentationWriter
 
 
 @dataclass
 class Summary:
     written: List[dict] = field(default_factory=list)  # per image: kind -> path
     skipped: List[Tuple[Path, str]] = field(default_factory=list)  # (image, why)
+    run_files: List[Path] = field(default_factory=list)  # one per run (detections.json)
     seconds: float = 0.0
 
     def lines(self) -> List[str]:
@@ -53,13 +54,19 @@ def writer_for(loaded: LoadedModel, out_dir: Path, npy: bool = False):
         return SegmentationWriter(out_dir, loaded.dataset_meta, num_classes)
     if loaded.task == DEPTH:
         return DepthWriter(out_dir, npy=npy)
+    if loaded.task == DETECTION:
+        num_classes = getattr(getattr(loaded.model, 'roi_head', None), 'bbox_head', None)
+        return DetectionWriter(out_dir, loaded.dataset_meta, getattr(num_classes, 'num_classes', 0))
     raise NotImplementedError(f'no writer for {loaded.task} models yet')
 
 
-def prediction_array(sample, task: str):
-    """The (H, W) output of one data sample: class indices or depth in metres."""
+def prediction_of(sample, task: str):
+    """What the task's writer takes of one data sample: (H, W) class indices, (H, W) depth in
+    metres, or the detected instances."""
     if task == SEGMENTATION:
         return sample.pred_sem_seg.data[0].cpu().numpy()
+    if task == DETECTION:
+        return sample.pred_instances
     return sample.pred_depth_map.data[0].float().cpu().numpy()
 
 
@@ -112,11 +119,13 @@ def predict_files(
                 outputs = [slide_predict(predictor, batch[0].bgr, batch_size=batch_size, **slide)]
             else:
                 samples = predictor.predict([image.bgr for image in batch])
-                outputs = [prediction_array(sample, loaded.task) for sample in samples]
+                outputs = [prediction_of(sample, loaded.task) for sample in samples]
             for image, output in zip(batch, outputs):
-                written = writer.write(stems[image.path], image.bgr, output)
+                written = writer.write(stems[image.path], image.bgr, output, source=image.path)
                 summary.written.append(dict(image=image.path, **written))
             bar.update(len(batch))
+    if hasattr(writer, 'close'):  # a file for the whole run
+        summary.run_files.append(writer.close())
     summary.seconds = time.perf_counter() - start
     return summary
 

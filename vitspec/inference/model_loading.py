@@ -88,6 +88,14 @@ def build_model(cfg: Config) -> torch.nn.Module:
     return revert_sync_batchnorm(model)  # SyncBN needs a process group; BN does the same in eval
 
 
+def _datasets_registry(cfg: Config):
+    if cfg.get('default_scope') == 'mmdet':
+        from mmdet.registry import DATASETS
+    else:
+        from mmseg.registry import DATASETS
+    return DATASETS
+
+
 def _models_registry(scope: str):
     if scope == 'mmdet':
         from mmdet.registry import MODELS
@@ -119,15 +127,15 @@ def task_of(model: torch.nn.Module) -> str:
 
 def dataset_meta(cfg: Config, meta: dict) -> dict:
     """Classes and palette: the checkpoint's (training saves the dataset's), else the test
-    dataset class's own METAINFO."""
+    dataset's ``metainfo`` in the config, else its class's own METAINFO."""
     saved = meta.get('dataset_meta')
     if isinstance(saved, dict) and saved.get('classes'):
         return dict(saved)
-    dataset_type = (cfg.get('test_dataloader') or {}).get('dataset', {}).get('type')
+    dataset = (cfg.get('test_dataloader') or {}).get('dataset', {})
+    if (dataset.get('metainfo') or {}).get('classes'):
+        return dict(dataset['metainfo'])
     try:
-        from mmseg.registry import DATASETS
-
-        found = DATASETS.get(dataset_type) if dataset_type else None
+        found = _datasets_registry(cfg).get(dataset['type']) if dataset.get('type') else None
     except KeyError:
         found = None
     if found is None:

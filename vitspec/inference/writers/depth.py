@@ -46,7 +46,7 @@ class DepthWriter:
     def __init__(self, out_dir: Path, npy: bool = False):
         self.out_dir, self.npy = Path(out_dir), npy
 
-    def write(self, stem: str, bgr: np.ndarray, depth_m: np.ndarray) -> dict:
+    def write(self, stem: str, bgr: np.ndarray, depth_m: np.ndarray, source=None) -> dict:
         """``depth_m``: (H, W) depth in metres of the image ``bgr``."""
         written = dict(depth=self.out_dir / f'{stem}_depth.png')
         cv2.imwrite(str(written['depth']), depth_to_millimetres(depth_m))

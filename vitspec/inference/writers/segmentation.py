@@ -55,7 +55,7 @@ class SegmentationWriter:
         ]
         (self.out_dir / 'classes.json').write_text(json.dumps(entries, indent=1))
 
-    def write(self, stem: str, bgr: np.ndarray, labels: np.ndarray) -> dict:
+    def write(self, stem: str, bgr: np.ndarray, labels: np.ndarray, source=None) -> dict:
         """``labels``: (H, W) class indices of the (H, W, 3) BGR image ``bgr``."""
         label_path = self.out_dir / f'{stem}_labels.png'
         label_image(labels, self.palette).save(label_path)
