@@ -1,5 +1,6 @@
-"""mmseg's own ways to predict with vitspec configs and checkpoints: MMSegInferencer and
-init_model + inference_model (what mmseg's demo/image_demo.py calls).
+"""mmseg's and mmdet's own ways to predict with vitspec configs and checkpoints: their
+inferencers, and init_model + inference_model / init_detector + inference_detector (what their
+demo/image_demo.py scripts call).
 
 As a new user writes it, ``MMSegInferencer(model=<demo config>, weights=<checkpoint>)`` fails
 twice: torch's weights-only loading refuses the checkpoint's HistoryBuffer, and the inferencer
@@ -17,7 +18,11 @@ from tests.inference.demo_checkpoints import SEGMENTER
 from vitspec.config.load import load_config
 from vitspec.fileio import using_safe_io
 from vitspec.inference import Predictor, load_model, read_image
-from vitspec.inference.mm_inferencer import SegInferencer, mmseg_compatible
+from vitspec.inference.mm_inferencer import (
+    DetectionInferencer,
+    SegInferencer,
+    inferencer_compatible,
+)
 
 IMAGE = 'ADE_val_00000002.jpg'
 
@@ -43,7 +48,7 @@ def test_seg_inferencer_predicts_at_the_image_size(
 
 
 def test_mmsegs_own_classes_with_a_compatible_config(segmenter_checkpoint, ade_images):
-    cfg = mmseg_compatible(load_config(str(SEGMENTER)))
+    cfg = inferencer_compatible(load_config(str(SEGMENTER)))
     with using_safe_io():
         inferencer = MMSegInferencer(model=cfg, weights=str(segmenter_checkpoint), device='cpu')
         model = init_model(cfg, str(segmenter_checkpoint), device='cpu')
@@ -52,3 +57,21 @@ def test_mmsegs_own_classes_with_a_compatible_config(segmenter_checkpoint, ade_i
     assert np.array_equal(by_inferencer, by_demo_api)
     ours = Predictor(load_model(segmenter_checkpoint)).predict([read_image(ade_images / IMAGE).bgr])
     assert np.array_equal(ours[0].pred_sem_seg.data[0].numpy(), by_demo_api)
+
+
+def test_mmdets_inferencer_and_demo_api_on_a_detector(realdata, tmp_path):
+    from mmdet.apis import DetInferencer, inference_detector, init_detector
+
+    from tests.inference.demo_checkpoints import DETECTOR, save_demo_checkpoint
+
+    checkpoint = str(save_demo_checkpoint(DETECTOR, tmp_path / 'det.pth'))
+    image = str(realdata / 'coco/train2017/000000005802.jpg')
+    cfg = inferencer_compatible(load_config(str(DETECTOR)))
+    with using_safe_io():
+        by_mmdet = DetInferencer(model=cfg, weights=checkpoint, device='cpu')(image)
+        model = init_detector(cfg, checkpoint, device='cpu')
+    ours = DetectionInferencer(weights=checkpoint, device='cpu')(image, out_dir=str(tmp_path))
+    by_demo_api = inference_detector(model, image).pred_instances
+    assert by_mmdet['predictions'][0]['scores'] == ours['predictions'][0]['scores']
+    assert np.allclose(by_mmdet['predictions'][0]['scores'], by_demo_api.scores.numpy())
+    assert (tmp_path / 'vis/000000005802.jpg').is_file()
