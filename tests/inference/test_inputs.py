@@ -2,6 +2,7 @@
 
 import shutil
 
+import cv2
 import numpy as np
 import pytest
 from PIL import Image
@@ -53,11 +54,13 @@ def bad_images(ade_images, folder):
     (folder / 'garbage.png').write_bytes(b'\x89PNG not really')
     Image.fromarray(np.full((8, 8), 4000, np.uint16)).save(folder / 'sixteen.png')
     rgb.convert('CMYK').save(folder / 'cmyk.jpg')
+    cv2.imwrite(str(folder / 'rgb16.png'), np.asarray(rgb).astype(np.uint16) * 257)
     rgb.convert('RGBA').save(folder / 'alpha.png')
     return {
         'empty.jpg': 'empty file',
         'garbage.png': 'cannot decode',
         'sixteen.png': '16-bit',
+        'rgb16.png': '16-bit RGB',
         'cmyk.jpg': 'CMYK',
         'alpha.png': 'transparency',
     }

@@ -5,7 +5,13 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.inference.demo_checkpoints import DEPTHER, SEGMENTER, save_demo_checkpoint
+from tests.inference.demo_checkpoints import (
+    DEPTHER,
+    DETECTOR,
+    EOMT,
+    SEGMENTER,
+    save_demo_checkpoint,
+)
 from tests.utils import load_tool, run_tool
 
 infer = load_tool('infer')
@@ -65,3 +71,21 @@ def test_arguments_name_the_config_only_when_it_is_one():
     )
     with pytest.raises(SystemExit):
         infer.parse_args(['a.pth', '--out', 'o'])
+
+
+def test_a_detection_and_an_eomt_checkpoint(realdata, tmp_path, capsys):
+    from pycocotools.coco import COCO
+
+    coco_images = sorted((realdata / 'coco/train2017').glob('*.jpg'))[:3]
+    listing = tmp_path / 'images.txt'
+    listing.write_text('\n'.join(map(str, coco_images)))
+    detector = save_demo_checkpoint(DETECTOR, tmp_path / 'det.pth')
+    assert infer.main([str(detector), str(listing), '--out', str(tmp_path / 'det')]) == 0
+    coco = COCO(str(tmp_path / 'det/detections.json'))
+    assert [img['file_name'] for img in coco.imgs.values()] == [p.name for p in coco_images]
+    with pytest.raises(SystemExit, match='sliding-window prediction of detection'):
+        infer.main([str(detector), str(listing), '--out', str(tmp_path / 'det2'), '--slide'])
+    eomt = save_demo_checkpoint(EOMT, tmp_path / 'eomt.pth')
+    ade = realdata / 'ade20k/ADEChallengeData2016/images/validation/ADE_val_00000001.jpg'
+    assert infer.main([str(eomt), str(ade), '--out', str(tmp_path / 'eomt')]) == 0
+    assert Image.open(tmp_path / 'eomt/ADE_val_00000001_labels.png').size == (683, 512)

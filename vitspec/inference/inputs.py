@@ -100,10 +100,21 @@ def read_image(path: Path) -> ImageInput:
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         raise BadImage(f'{path}: cannot decode it as an image ({exc})') from None
     _check_mode(upright, path)
+    if img.format == 'PNG' and png_bit_depth(path) == 16:  # PIL reads it as 8-bit 'RGB'
+        raise BadImage(
+            f'{path}: 16-bit RGB PNG; the model takes 8-bit RGB: scale it to 0-255 yourself'
+        )
     if min(upright.size) == 0:
         raise BadImage(f'{path}: image of size {upright.size[0]}x{upright.size[1]}')
     rgb = np.asarray(upright.convert('RGB'))
     return ImageInput(path, np.ascontiguousarray(rgb[..., ::-1]))
+
+
+def png_bit_depth(path: Path) -> int:
+    """Bits per sample of a PNG, from its header (IHDR's byte 24 of the file)."""
+    with open(path, 'rb') as f:
+        header = f.read(25)
+    return header[24] if len(header) == 25 else 8
 
 
 def _check_mode(img: Image.Image, path: Path) -> None:
