@@ -42,8 +42,10 @@ ALLOWED = {
     'diagnostics': {'errors', 'fileio', 'engine', 'demo'},  # the machine: GPU check, mmcv ops
     # a trained model on a user's images: inputs, loading, prediction, sliding windows, writers
     'inference': {*MODEL_SIDE, 'datasets', 'evaluation', 'depth_crops', 'engine', 'runs'},
+    # a trained model as an ONNX file, checked with onnxruntime; loads models as inference does
+    'export': {*MODEL_SIDE, 'inference'},
 }
-TOP = {'ledger', 'conversion', 'analysis', 'diagnostics', 'inference'}  # nothing imports these
+TOP = {'ledger', 'conversion', 'analysis', 'diagnostics', 'export'}  # nothing imports these
 
 # Within vitspec.engine, what each of its parts may import: the runner at the top, the hooks and
 # the optimizer wrappers below it, checkpoint handling and mmcv's ops at the bottom. The package's

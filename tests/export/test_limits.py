@@ -1,0 +1,35 @@
+"""What cannot export says why: Token Graying SVD, sliding-window test configs, detectors."""
+
+import pytest
+from mmengine.config import ConfigDict
+
+from tests.models.toy_techniques import build
+from vitspec.errors import ConfigError
+from vitspec.export import shape_limits
+from vitspec.export.graphs import graph_for
+
+
+def test_shape_limits_name_the_part_and_the_reason():
+    assert shape_limits(build('plain')).dynamic_size
+    limits = shape_limits(build('rel_pos_table'))
+    assert not limits.dynamic_size and "rel_pos_bias='table'" in limits.reason
+    limits = shape_limits(build('windowed_attention'))
+    assert not limits.dynamic_size and 'windowed attention' in limits.reason
+    with pytest.raises(ConfigError, match="mode='svd'"):
+        shape_limits(build('token_graying_svd'))
+
+
+def test_a_detector_is_refused_naming_what_blocks_it():
+    from torch import nn
+
+    class TwoStage(nn.Module):
+        roi_head = rpn_head = nn.Identity()
+
+    with pytest.raises(ConfigError, match='two-stage'):
+        graph_for(TwoStage())
+
+
+def test_a_sliding_window_segmentor_is_refused(demo_segmentor):
+    demo_segmentor.test_cfg = ConfigDict(mode='slide', crop_size=(64, 64), stride=(32, 32))
+    with pytest.raises(ConfigError, match='--whole'):
+        graph_for(demo_segmentor)
