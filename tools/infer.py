@@ -1,7 +1,7 @@
 """Predict with a trained model on your own images and write files other programs read.
 
     python tools/infer.py [CONFIG] CHECKPOINT INPUTS... --out DIR [--overwrite] [--amp]
-        [--batch N] [--device DEVICE] [--npy] [--slide [--window H W] [--overlap F]]
+        [--batch N] [--device DEVICE] [--npy] [--slide [--window H W] [--overlap F]] [--fp32]
 
 CHECKPOINT alone uses the config it was trained with (saved in it); a CONFIG (a .py file or
 vitspec::<path>) given before it is checked against that one, as tools/test.py does. INPUTS are
@@ -23,8 +23,12 @@ def parse_args(argv=None):
     parser.add_argument('paths', nargs='+', metavar='[CONFIG] CHECKPOINT INPUTS')
     parser.add_argument('--out', required=True, help='output folder')
     parser.add_argument('--overwrite', action='store_true', help='write into a non-empty --out')
-    parser.add_argument(
-        '--amp', action='store_true', help='autocast (bfloat16; float16 on GPUs without it)'
+    precision = parser.add_mutually_exclusive_group()
+    precision.add_argument(
+        '--amp', action='store_true', default=None, help='autocast (bfloat16 on CPUs)'
+    )
+    precision.add_argument(
+        '--fp32', dest='amp', action='store_false', help='float32 (default: as trained)'
     )
     parser.add_argument('--batch', type=int, default=1, help='images (or windows) per forward')
     parser.add_argument('--device', default=None, help='cuda, cuda:1, cpu (default: cuda if any)')

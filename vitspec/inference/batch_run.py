@@ -88,7 +88,7 @@ def predict_files(
     paths: Sequence[Path],
     out_dir,
     batch_size: int = 1,
-    amp: bool = False,
+    amp: Optional[bool] = None,
     npy: bool = False,
     overwrite: bool = False,
     progress: Optional[bool] = None,
@@ -97,7 +97,7 @@ def predict_files(
     """Predict on ``paths`` and write each task's files into ``out_dir``, named after each
     image (``<stem>_labels.png``, ``<stem>_depth.png``, ...). ``slide``: predict each image
     in overlapping windows at its own scale (``slide_predict``'s window / overlap, ``{}`` for
-    its defaults); its windows run ``batch_size`` at a time."""
+    its defaults); its windows run ``batch_size`` at a time. ``amp``: see Predictor."""
     out = prepare_output_dir(out_dir, overwrite)
     writer = writer_for(loaded, out, npy=npy)
     predictor = Predictor(loaded, amp=amp)

@@ -1,13 +1,16 @@
 """Running a loaded model on images held in memory: its own test pipeline (the resize, the
-normalisation of its data preprocessor), batched, in float32 or under autocast."""
+normalisation of its data preprocessor), batched, in the precision it was trained in (float32,
+or autocast for a config with a mixed-precision optimizer wrapper) unless told otherwise."""
 
 import contextlib
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 import numpy as np
 import torch
 from mmengine.dataset import Compose, pseudo_collate
 from mmengine.registry import DefaultScope
+
+from vitspec.engine.optim.finite_loss_amp import AMP_WRAPPERS
 
 from .model_loading import LoadedModel
 
@@ -38,8 +41,22 @@ def test_pipeline_cfg(cfg) -> list:
     return list(pipeline)
 
 
-def autocast_dtype(device: torch.device) -> torch.dtype:
-    if device.type == 'cuda' and not torch.cuda.is_bf16_supported():
+def trained_mixed(cfg) -> Optional[str]:
+    """The autocast dtype name the config trains with ('' for mmengine's default), or None for
+    float32 training."""
+    wrapper = cfg.get('optim_wrapper') or {}
+    if wrapper.get('type') not in AMP_WRAPPERS:
+        return None
+    return wrapper.get('dtype') or ''
+
+
+def autocast_dtype(device: torch.device, name: str = '') -> torch.dtype:
+    """``name`` ('float16', 'bfloat16', '' for the device's choice) on ``device``: bfloat16 on
+    CPUs (their float16 autocast is slow) and on GPUs unless float16 is named or bfloat16 is
+    unsupported."""
+    if device.type != 'cuda':
+        return torch.bfloat16
+    if name == 'float16' or not torch.cuda.is_bf16_supported():
         return torch.float16
     return torch.bfloat16
 
@@ -49,13 +66,16 @@ class Predictor:
 
     Args:
         loaded: a model from ``load_model``.
-        amp: run under autocast (bfloat16; float16 on a GPU without bfloat16).
+        amp: True: autocast (``autocast_dtype``); False: float32; None: as the model was
+            trained (its config's optimizer wrapper).
     """
 
-    def __init__(self, loaded: LoadedModel, amp: bool = False):
+    def __init__(self, loaded: LoadedModel, amp: Optional[bool] = None):
         self.loaded = loaded
         self.scope = loaded.cfg.get('default_scope', 'mmseg')
-        self.amp = amp
+        trained = trained_mixed(loaded.cfg)
+        self.amp = trained is not None if amp is None else amp
+        self.dtype_name = trained or ''
         with DefaultScope.overwrite_default_scope(self.scope):
             self.pipeline = Compose(inference_pipeline(test_pipeline_cfg(loaded.cfg)))
 
@@ -66,7 +86,8 @@ class Predictor:
     def precision(self):
         if not self.amp:
             return contextlib.nullcontext()
-        return torch.autocast(self.device.type, dtype=autocast_dtype(self.device))
+        dtype = autocast_dtype(self.device, self.dtype_name)
+        return torch.autocast(self.device.type, dtype=dtype)
 
     def predict(self, images: Sequence[np.ndarray]) -> list:
         with DefaultScope.overwrite_default_scope(self.scope):
