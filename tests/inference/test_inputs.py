@@ -79,3 +79,13 @@ def test_grey_and_palette_images_are_read_as_rgb(ade_images, tmp_path):
     Image.open(tmp_path / 'x.jpg').convert('P').save(tmp_path / 'pal.png')
     for name in ('grey.png', 'pal.png'):
         assert read_image(tmp_path / name).bgr.shape == (364, 500, 3)
+
+
+def test_images_above_the_decompression_bomb_limit_need_huge(ade_images, monkeypatch):
+    """PIL's limit, lowered here to below a real 400 x 300 image, stands in for a 200 MP scan."""
+    monkeypatch.setattr(Image, 'MAX_IMAGE_PIXELS', 50_000)
+    path = ade_images / 'ADE_val_00000003.jpg'
+    with pytest.raises(BadImage, match='--slide'):
+        read_image(path)
+    assert read_image(path, huge=True).bgr.shape == (300, 400, 3)
+    assert Image.MAX_IMAGE_PIXELS == 50_000

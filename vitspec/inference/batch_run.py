@@ -108,7 +108,7 @@ def predict_files(
     def readable():
         for path in paths:
             try:
-                yield read_image(path)
+                yield read_image(path, huge=slide is not None)
             except BadImage as exc:
                 summary.skipped.append((path, str(exc)))
                 bar.update(1)
@@ -116,7 +116,15 @@ def predict_files(
     with bar:
         for batch in same_size_batches(readable(), 1 if slide is not None else batch_size):
             if slide is not None:
-                outputs = [slide_predict(predictor, batch[0].bgr, batch_size=batch_size, **slide)]
+                outputs = [
+                    slide_predict(
+                        predictor,
+                        batch[0].bgr,
+                        batch_size=batch_size,
+                        progress=progress is not False,
+                        **slide,
+                    )
+                ]
             else:
                 samples = predictor.predict([image.bgr for image in batch])
                 outputs = [prediction_of(sample, loaded.task) for sample in samples]

@@ -9,6 +9,8 @@ see datasets/image_orientation.py.)
 
 import glob
 import os.path as osp
+import warnings
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, List, NamedTuple
 
@@ -87,16 +89,21 @@ def _listed(list_file: Path) -> List[Path]:
     return paths
 
 
-def read_image(path: Path) -> ImageInput:
+def read_image(path: Path, huge: bool = False) -> ImageInput:
     """The image at ``path`` as upright 8-bit BGR (mmcv's channel order), or BadImage saying
-    why not."""
+    why not. Images above PIL's decompression-bomb limit (about 179 megapixels) are refused
+    unless ``huge`` (for sliding-window prediction, which is meant for them)."""
     path = Path(path)
     if path.stat().st_size == 0:
         raise BadImage(f'{path}: empty file (0 bytes)')
     try:
-        with Image.open(path) as img:
-            img.load()
-            upright = ImageOps.exif_transpose(img)
+        with pixel_limit_lifted(huge), warnings.catch_warnings():
+            warnings.simplefilter('ignore', Image.DecompressionBombWarning)
+            with Image.open(path) as img:
+                img.load()
+                upright = ImageOps.exif_transpose(img)
+    except Image.DecompressionBombError as exc:
+        raise BadImage(f'{path}: {exc}; predict it with --slide (slide=...)') from None
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         raise BadImage(f'{path}: cannot decode it as an image ({exc})') from None
     _check_mode(upright, path)
@@ -108,6 +115,17 @@ def read_image(path: Path) -> ImageInput:
         raise BadImage(f'{path}: image of size {upright.size[0]}x{upright.size[1]}')
     rgb = np.asarray(upright.convert('RGB'))
     return ImageInput(path, np.ascontiguousarray(rgb[..., ::-1]))
+
+
+@contextmanager
+def pixel_limit_lifted(lifted: bool):
+    limit = Image.MAX_IMAGE_PIXELS
+    if lifted:
+        Image.MAX_IMAGE_PIXELS = None
+    try:
+        yield
+    finally:
+        Image.MAX_IMAGE_PIXELS = limit
 
 
 def png_bit_depth(path: Path) -> int:

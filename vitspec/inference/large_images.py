@@ -10,6 +10,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 import torch
+from tqdm import tqdm
 
 from .model_loading import DEPTH, SEGMENTATION, LoadedModel
 from .prediction import Predictor
@@ -67,10 +68,12 @@ def slide_predict(
     overlap: float = DEFAULT_OVERLAP,
     batch_size: int = 4,
     out: Optional[np.ndarray] = None,
+    progress: bool = False,
 ) -> np.ndarray:
     """The (H, W) class indices (segmentation) or depth in metres (depth) of ``bgr`` (H, W, 3),
     predicted in windows (default: the model's crop) overlapping by ``overlap`` of a window.
-    ``out`` may be a preallocated (e.g. ``np.lib.format.open_memmap``) (H, W) array."""
+    ``out`` may be a preallocated (e.g. ``np.lib.format.open_memmap``) (H, W) array.
+    ``progress``: a progress bar of the windows."""
     loaded: LoadedModel = predictor.loaded
     window = window or default_window(loaded.cfg)
     stride = tuple(max(1, round(side * (1 - overlap))) for side in window)
@@ -90,11 +93,13 @@ def slide_predict(
         rows = scores.argmax(0) if loaded.task == SEGMENTATION else scores[0]
         out[top : top + rows.shape[0]] = rows.cpu().numpy()
 
-    windows.run(
-        lambda batch: run_window(batch, windows.window),
-        finish_rows,
-        channels,
-        predictor.device,
-        normalise=loaded.task != SEGMENTATION,  # the argmax of a weighted sum is the same
-    )
+    with tqdm(total=len(windows), unit='window', disable=not progress, leave=False) as bar:
+        windows.run(
+            lambda batch: run_window(batch, windows.window),
+            finish_rows,
+            channels,
+            predictor.device,
+            normalise=loaded.task != SEGMENTATION,  # the argmax of a weighted sum is the same
+            on_windows=bar.update,
+        )
     return out

@@ -74,11 +74,13 @@ class SlidingWindows:
         channels: int,
         device='cpu',
         normalise: bool = True,
+        on_windows: Callable[[int], None] = None,
     ) -> None:
         """``predict(windows)`` gives (B, channels, h, w) scores of the windows' pixels;
         ``finish_rows(top, scores)`` gets the blended (channels, rows, W) scores of image rows
         ``top:top + rows``, each row once, top to bottom. ``normalise=False`` leaves them
-        weighted sums, not divided by the sum of the weights (an argmax does not need it)."""
+        weighted sums, not divided by the sum of the weights (an argmax does not need it).
+        ``on_windows(n)`` is called after each batch of ``n`` windows (a progress bar)."""
         win_h, win_w = self.window
         scores = torch.zeros((channels, win_h, self.width), device=device)
         weight_sum = torch.zeros((win_h, self.width), device=device)
@@ -98,6 +100,8 @@ class SlidingWindows:
                 for (_, left), window_scores in zip(windows, out):
                     scores[:, :, left : left + win_w].addcmul_(window_scores, weights)
                     weight_sum[:, left : left + win_w] += weights
+                if on_windows is not None:
+                    on_windows(len(windows))
         rows = self.height - band_top
         finish_rows(band_top, self._blended(scores, weight_sum, rows, normalise))
 
