@@ -51,3 +51,13 @@ def test_depth_in_windows_is_in_the_model_range(depth_checkpoint, large_image):
     assert depth.shape == (600, 900) and depth.dtype == np.float32
     assert 1e-3 <= depth.min() and depth.max() <= 10.0
     assert torch.isfinite(torch.from_numpy(depth)).all()
+
+
+def test_stripes_bound_the_scores_and_change_nothing(segmenter_checkpoint, large_image):
+    predictor = Predictor(load_model(segmenter_checkpoint))
+    image = large_image[:200, :700]
+    one_band = slide_predict(predictor, image, window=(128, 128))
+    bound = 150 * 128 * 200 * 4  # stripes of 200 columns
+    assert np.array_equal(
+        slide_predict(predictor, image, window=(128, 128), max_band_bytes=bound), one_band
+    )

@@ -30,9 +30,9 @@ def conv_model(channels=3, kernel=5, seed=0):
     return lambda x: conv(x)
 
 
-def slide(image, model, window, stride, batch_size=3):
+def slide(image, model, window, stride, batch_size=3, max_band_bytes=1 << 30):
     height, width = image.shape[1:]
-    windows = SlidingWindows((height, width), window, stride, batch_size)
+    windows = SlidingWindows((height, width), window, stride, batch_size, 3, max_band_bytes)
     out = torch.full((3, height, width), float('nan'))
     calls = []
 
@@ -41,12 +41,14 @@ def slide(image, model, window, stride, batch_size=3):
         crops = [image[:, top : top + height, left : left + width] for top, left in batch]
         return model(torch.stack(crops))
 
-    def finish_rows(top, scores):
-        calls.append((top, scores.shape[1]))
-        out[:, top : top + scores.shape[1]] = scores
+    def finish_rows(top, left, scores):
+        rows, columns = scores.shape[1:]
+        calls.append((top, rows, left, columns))
+        assert torch.isnan(out[:, top : top + rows, left : left + columns]).all()  # once each
+        out[:, top : top + rows, left : left + columns] = scores
 
     with torch.no_grad():
-        windows.run(predict, finish_rows, channels=3)
+        windows.run(predict, finish_rows)
     return out, calls, windows
 
 
@@ -71,9 +73,9 @@ def test_sliding_equals_whole_image_up_to_the_window_edges(kernel):
         whole = model(image[None])[0]
     slid, calls, windows = slide(image, model, window=(128, 128), stride=(86, 86))
     assert not torch.isnan(slid).any()
-    tops = [top for top, _ in calls]
-    assert tops == sorted(tops) and sum(rows for _, rows in calls) == 700
-    assert all(rows <= 128 for _, rows in calls)  # one band of scores at a time
+    tops = [call[0] for call in calls]
+    assert tops == sorted(tops) and sum(call[1] for call in calls) == 700
+    assert all(call[1] <= 128 for call in calls)  # one band of scores at a time
     difference = (slid - whole).abs().amax(0).numpy()
     if kernel == 1:
         assert difference.max() < 1e-5
@@ -89,7 +91,7 @@ def test_windows_larger_than_the_image_are_one_window():
     slid, calls, windows = slide(image, conv_model(kernel=5), window=(128, 128), stride=(64, 64))
     with torch.no_grad():
         assert torch.allclose(slid, conv_model(kernel=5)(image[None])[0], atol=1e-6)
-    assert len(windows) == 1 and calls == [(0, 50)]
+    assert len(windows) == 1 and calls == [(0, 50, 0, 70)]
 
 
 def test_a_twenty_megapixel_image_in_bands():
@@ -100,4 +102,22 @@ def test_a_twenty_megapixel_image_in_bands():
     slid, calls, _ = slide(image, model, window=(512, 512), stride=(384, 384), batch_size=8)
     with torch.no_grad():
         assert (slid - model(image[None])[0]).abs().max() < 1e-5
-    assert all(rows <= 512 for _, rows in calls) and sum(r for _, r in calls) == 4000
+    assert all(call[1] <= 512 for call in calls) and sum(call[1] for call in calls) == 4000
+
+
+def test_a_wide_image_in_stripes_is_the_same_within_the_byte_bound():
+    """3 channels x 128 rows x 300 columns x 4 bytes: stripes of 300 columns over 1100."""
+    image = torch.rand((3, 400, 1100), generator=torch.Generator().manual_seed(2))
+    model = conv_model(kernel=5)
+    whole_band, _, one = slide(image, model, window=(128, 128), stride=(86, 86))
+    bound = 3 * 128 * 300 * 4
+    striped, calls, windows = slide(image, model, (128, 128), (86, 86), max_band_bytes=bound)
+    assert len(one.stripes) == 1 and windows.stripes == [
+        (0, 300),
+        (300, 600),
+        (600, 900),
+        (900, 1100),
+    ]
+    assert all(3 * 128 * columns * 4 <= bound for _, _, _, columns in calls)
+    assert len(windows) > len(one)  # windows across a stripe's edge run once per stripe
+    assert (striped - whole_band).abs().max() < 1e-5

@@ -14,7 +14,7 @@ from tqdm import tqdm
 
 from .model_loading import DEPTH, SEGMENTATION, LoadedModel
 from .prediction import Predictor
-from .sliding import SlidingWindows
+from .sliding import DEFAULT_BAND_BYTES, SlidingWindows
 
 DEFAULT_OVERLAP = 1 / 3
 
@@ -69,15 +69,16 @@ def slide_predict(
     batch_size: int = 4,
     out: Optional[np.ndarray] = None,
     progress: bool = False,
+    max_band_bytes: int = DEFAULT_BAND_BYTES,
 ) -> np.ndarray:
     """The (H, W) class indices (segmentation) or depth in metres (depth) of ``bgr`` (H, W, 3),
     predicted in windows (default: the model's crop) overlapping by ``overlap`` of a window.
     ``out`` may be a preallocated (e.g. ``np.lib.format.open_memmap``) (H, W) array.
-    ``progress``: a progress bar of the windows."""
+    ``progress``: a progress bar of the windows. ``max_band_bytes``: the most bytes of scores
+    held at once (SlidingWindows)."""
     loaded: LoadedModel = predictor.loaded
     window = window or default_window(loaded.cfg)
     stride = tuple(max(1, round(side * (1 - overlap))) for side in window)
-    windows = SlidingWindows(bgr.shape[:2], window, stride, batch_size)
     if loaded.task == SEGMENTATION:
         channels = class_count(loaded.model)
         dtype = np.uint8 if channels <= 256 else np.int32
@@ -85,19 +86,19 @@ def slide_predict(
         channels, dtype = 1, np.float32
     else:
         raise NotImplementedError(f'sliding-window prediction of {loaded.task} models')
+    windows = SlidingWindows(bgr.shape[:2], window, stride, batch_size, channels, max_band_bytes)
     if out is None:
         out = np.empty(bgr.shape[:2], dtype)
     run_window = window_predictor(predictor, bgr)
 
-    def finish_rows(top, scores):
+    def finish_rows(top, left, scores):
         rows = scores.argmax(0) if loaded.task == SEGMENTATION else scores[0]
-        out[top : top + rows.shape[0]] = rows.cpu().numpy()
+        out[top : top + rows.shape[0], left : left + rows.shape[1]] = rows.cpu().numpy()
 
     with tqdm(total=len(windows), unit='window', disable=not progress, leave=False) as bar:
         windows.run(
             lambda batch: run_window(batch, windows.window),
             finish_rows,
-            channels,
             predictor.device,
             normalise=loaded.task != SEGMENTATION,  # the argmax of a weighted sum is the same
             on_windows=bar.update,
