@@ -53,6 +53,13 @@ def test_depth_writes_millimetres_npy_and_a_coloured_picture(
         assert colour.height == size[1] and colour.width > size[0]  # the scale bar beside
 
 
+def test_predict_in_one_call(depth_checkpoint, nyu_images, tmp_path):
+    from vitspec.inference import predict
+
+    summary = predict(depth_checkpoint, [nyu_images[0]], tmp_path, progress=False)
+    assert [w['depth'].name for w in summary.written] == ['bookstore_0001d_00001_depth.png']
+
+
 def test_bad_images_are_counted_and_named(segmenter, ade_images, tmp_path):
     inputs = tmp_path / 'in'
     inputs.mkdir()
@@ -107,6 +114,7 @@ def test_detection_writes_coco_json_with_rle_masks_and_pictures(realdata, tmp_pa
     paths = find_images([realdata / 'coco/train2017'])[:4]
     summary = predict_files(loaded, paths, tmp_path / 'out', batch_size=2, progress=False)
     assert summary.run_files == [tmp_path / 'out/detections.json']
+    assert f'  wrote {tmp_path}/out/detections.json' in summary.lines()
     coco = COCO(str(summary.run_files[0]))
     assert [coco.imgs[i]['file_name'] for i in sorted(coco.imgs)] == [p.name for p in paths]
     assert [c['name'] for c in coco.loadCats(coco.getCatIds())][:2] == ['person', 'bicycle']

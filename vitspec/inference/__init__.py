@@ -1,5 +1,7 @@
 """Using a trained model on a user's own images (docs/inference.md).
 
+    summary = predict('iter_500.pth', ['photos/'], 'out/', batch_size=4)   # all in one
+
     loaded = load_model('iter_500.pth')                   # its saved config, strict weights
     summary = predict_files(loaded, find_images(['photos/']), 'out/', batch_size=4)
 
@@ -8,7 +10,7 @@ image of any size in overlapping windows, holding one band of windows at a time;
 ``SegInferencer`` is mmseg's MMSegInferencer for vitspec configs and checkpoints.
 """
 
-from .batch_run import Summary, predict_files, prepare_output_dir
+from .batch_run import Summary, predict, predict_files, prepare_output_dir
 from .inputs import BadImage, find_images, read_image
 from .model_loading import DEPTH, DETECTION, SEGMENTATION, LoadedModel, load_model
 from .prediction import Predictor
@@ -23,6 +25,7 @@ __all__ = [
     'Summary',
     'find_images',
     'load_model',
+    'predict',
     'predict_files',
     'prepare_output_dir',
     'read_image',

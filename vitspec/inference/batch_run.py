@@ -10,9 +10,9 @@ from tqdm import tqdm
 
 from vitspec.errors import DataFileError
 
-from .inputs import BadImage, ImageInput, read_image
+from .inputs import BadImage, ImageInput, find_images, read_image
 from .large_images import slide_predict
-from .model_loading import DEPTH, DETECTION, SEGMENTATION, LoadedModel
+from .model_loading import DEPTH, DETECTION, SEGMENTATION, LoadedModel, load_model
 from .prediction import Predictor
 from .writers import DepthWriter, DetectionWriter, SegmentationWriter
 
@@ -30,7 +30,8 @@ class Summary:
             f'{len(self.written)} image(s) predicted in {self.seconds:.1f} s '
             f'({rate:.2f} images/s), {len(self.skipped)} skipped'
         )
-        return [head, *(f'  skipped {reason}' for _, reason in self.skipped)]
+        files = [f'  wrote {path}' for path in self.run_files]
+        return [head, *files, *(f'  skipped {reason}' for _, reason in self.skipped)]
 
 
 def prepare_output_dir(out_dir, overwrite: bool = False) -> Path:
@@ -136,6 +137,15 @@ def predict_files(
         summary.run_files.append(writer.close())
     summary.seconds = time.perf_counter() - start
     return summary
+
+
+def predict(
+    checkpoint, inputs: Sequence, out_dir, config=None, device: str = 'cpu', **options
+) -> Summary:
+    """The whole of tools/infer.py in one call: ``load_model(checkpoint, config, device)``, the
+    images of ``inputs`` (files, folders, globs, lists), ``predict_files(..., **options)``."""
+    loaded = load_model(checkpoint, config, device)
+    return predict_files(loaded, find_images(inputs), out_dir, **options)
 
 
 def unique_stems(paths: Sequence[Path]) -> dict:
