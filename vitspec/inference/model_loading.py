@@ -64,7 +64,8 @@ def load_model(
     load_weights_strictly(model, ckpt.get('state_dict', ckpt), str(checkpoint))
     model.to(device).eval()
     meta = ckpt.get('meta') or {}
-    return LoadedModel(model, cfg, task_of(model), dataset_meta(cfg, meta), str(checkpoint))
+    task = task_of(model, cfg.get('default_scope', 'mmseg'))
+    return LoadedModel(model, cfg, task, dataset_meta(cfg, meta), str(checkpoint))
 
 
 def _import_custom_modules(cfg: Config) -> None:
@@ -115,13 +116,15 @@ def load_weights_strictly(model: torch.nn.Module, state_dict: dict, filename: st
     load_state_dict(model, state_dict, strict=False)  # strict except num_batches_tracked
 
 
-def task_of(model: torch.nn.Module) -> str:
+def task_of(model: torch.nn.Module, scope: str = 'mmseg') -> str:
+    """DETECTION for every model of mmdet's scope (vitspec's own detectors included), DEPTH for
+    mmseg's DepthEstimator, else SEGMENTATION."""
     from mmseg.models.segmentors import DepthEstimator
 
+    if scope == 'mmdet':
+        return DETECTION
     if isinstance(model, DepthEstimator):
         return DEPTH
-    if type(model).__module__.startswith('mmdet') or hasattr(model, 'roi_head'):
-        return DETECTION
     return SEGMENTATION
 
 
