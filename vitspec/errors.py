@@ -16,6 +16,7 @@ __all__ = [
     'InputShapeError',
     'CheckpointError',
     'DataFileError',
+    'BadImage',
     'LedgerError',
     'MetricNotComputableError',
     'NoFinalMetrics',
@@ -64,6 +65,10 @@ class CheckpointError(VitspecError, RuntimeError):
 
 class DataFileError(VitspecError, ValueError):
     """A dataset file that is missing, cannot be decoded or holds invalid values."""
+
+
+class BadImage(DataFileError):
+    """An input image that cannot be predicted on; the run skips it and names it."""
 
 
 class LedgerError(VitspecError, ValueError):

@@ -17,7 +17,7 @@ from typing import Iterable, List, NamedTuple
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from vitspec.errors import DataFileError
+from vitspec.errors import BadImage, DataFileError
 
 IMAGE_SUFFIXES = frozenset(
     {'.jpg', '.jpeg', '.png', '.bmp', '.tif', '.tiff', '.webp', '.ppm', '.pgm'}
@@ -25,10 +25,6 @@ IMAGE_SUFFIXES = frozenset(
 LIST_SUFFIXES = frozenset({'.txt', '.lst'})
 # Modes PIL opens that map to 8-bit RGB without a choice being made for the user.
 EIGHT_BIT_MODES = frozenset({'RGB', 'L', 'P', 'YCbCr'})
-
-
-class BadImage(DataFileError):
-    """An input image that cannot be predicted on; the run skips it and names it."""
 
 
 class ImageInput(NamedTuple):
