@@ -15,7 +15,7 @@ import sys
 
 from vitspec.errors import ConfigError
 from vitspec.export import check_parity
-from vitspec.export.checkpoint_export import export_checkpoint
+from vitspec.export.checkpoint_export import default_size, export_checkpoint
 from vitspec.export.graphs import graph_for
 from vitspec.export.speed import compare_speed
 
@@ -81,7 +81,7 @@ def main(argv=None):
         speed = compare_speed(
             graph_for(result.model),
             exported.path,
-            exported.traced_size,
+            tuple(args.shape) if args.shape else default_size(result.model),
             rounds=args.benchmark,
             threads=args.threads,
         )

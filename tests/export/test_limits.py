@@ -4,9 +4,14 @@ import pytest
 from mmengine.config import ConfigDict
 
 from tests.models.toy_techniques import build
+from tests.utils import ROOT
+from vitspec.config.load import load_config
 from vitspec.errors import ConfigError
 from vitspec.export import shape_limits
 from vitspec.export.graphs import graph_for
+from vitspec.inference.model_loading import build_model
+
+DEMO_DETECTOR = 'mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-800it_demo-coco-160x160.py'
 
 
 def test_shape_limits_name_the_part_and_the_reason():
@@ -20,13 +25,10 @@ def test_shape_limits_name_the_part_and_the_reason():
 
 
 def test_a_detector_is_refused_naming_what_blocks_it():
-    from torch import nn
-
-    class TwoStage(nn.Module):
-        roi_head = rpn_head = nn.Identity()
-
-    with pytest.raises(ConfigError, match='two-stage'):
-        graph_for(TwoStage())
+    config = ROOT / 'configs/demo' / DEMO_DETECTOR
+    with pytest.raises(ConfigError, match='two-stage test path') as info:
+        graph_for(build_model(load_config(str(config))))
+    assert 'rpn_head.py' in str(info.value)
 
 
 def test_a_sliding_window_segmentor_is_refused(demo_segmentor):

@@ -10,6 +10,7 @@ import torch
 from torch import nn
 
 from vitspec.errors import ConfigError
+from vitspec.models import SpecViT
 
 from .padding import center_pad, pad_bottom_right
 
@@ -70,7 +71,8 @@ class _WholeImageGraph(nn.Module):
         self.pad_size = test_cfg.get('size')
         self.pad_divisor = test_cfg.get('size_divisor')
         self.pad_value = float(getattr(pre, 'pad_val', 0))
-        self.patch_size = getattr(model.backbone, 'patch_size', None)
+        # SpecViT centre-pads to its patch size inside; done here, always (padding.py)
+        self.patch_size = model.backbone.patch_size if isinstance(model.backbone, SpecViT) else 0
 
     def scores(self, image: torch.Tensor) -> torch.Tensor:
         x = image.flip(1) if self.flip_channels else image
@@ -79,7 +81,7 @@ class _WholeImageGraph(nn.Module):
         H, W = x.shape[-2:]
         x = pad_bottom_right(x, self.pad_size, self.pad_divisor, self.pad_value)
         shape = tuple(x.shape[-2:])
-        if self.patch_size:  # SpecViT pads itself only when needed: see padding.py
+        if self.patch_size:
             x = center_pad(x, self.patch_size)
         metas = [dict(ori_shape=(H, W), img_shape=shape, pad_shape=shape)] * image.shape[0]
         return self.model.encode_decode(x, metas)[..., :H, :W]
@@ -136,8 +138,10 @@ def graph_for(model: nn.Module) -> nn.Module:
 
 
 DETECTION_BLOCKED = (
-    "detectors do not export yet: mmdet 3.3's two-stage test path (RPN proposals, NMS, RoI "
-    'Align, mask paste) keeps a Python list per image, branches on how many boxes survive '
-    '(data-dependent sizes torch.export cannot trace without rewriting those heads) and '
-    'returns InstanceData objects, not tensors; see docs/export.md'
+    "detectors do not export yet: mmdet 3.3's two-stage test path branches on tensor values "
+    "(torch.export stops at the RPN's `if not valid_mask.all():` in "
+    'mmdet/models/dense_heads/rpn_head.py, tried on the demo Mask R-CNN), keeps Python lists '
+    'per image, keeps as many boxes as NMS leaves (a data-dependent size) before RoI Align and '
+    'the mask head, and returns InstanceData objects; exporting it means rewriting those heads '
+    'with fixed-size outputs (see docs/export.md)'
 )
