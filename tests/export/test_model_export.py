@@ -13,20 +13,30 @@ from vitspec.models import SpecViT
 # The toy's outputs are final-norm features of about unit scale; measured here at most 3e-6
 # (float32 rounding of reordered sums), so a wrong operator (1e-2 and more) cannot pass.
 TOLERANCE = 2e-5
-EXPORTED = {**TECHNIQUES, 'swiglu': dict(ffn_type='swiglu')}
+EXPORTED = {
+    **TECHNIQUES,
+    'swiglu': dict(ffn_type='swiglu'),
+    # DINOv2's configs resample the position embedding by DINOv2's own rule
+    'pos_embed_dinov2': dict(pos_embed_interp='dinov2', num_register_tokens=4),
+    'pos_embed_vitdet': dict(pos_embed_interp='vitdet'),
+}
 NOT_EXPORTED = {'token_graying_svd'}  # no ONNX operator for an SVD (vitspec/export/limits.py)
-FIXED_SIZE = {'rel_pos_table', 'windowed_attention'}
+FIXED_SIZE = {'rel_pos_table', 'windowed_attention', 'pos_embed_dinov2'}
 SIZE = (32, 40)  # the toy's img_size is 32: a 4 x 5 grid, resampled from 4 x 4
 OTHER_SIZES = [(45, 29), (32, 32)]  # not a multiple of the patch; the table's own grid
 
 
 def build_toy(technique):
-    """tests/models/toy_techniques' build, for its techniques and SwiGLU."""
+    """tests/models/toy_techniques' build, for its techniques and the ones added here."""
     if technique in TECHNIQUES:
         return build(technique).eval()
     torch.manual_seed(0)
     model = SpecViT(**{**TOY, **EXPORTED[technique]})
     model.init_weights()
+    with torch.no_grad():  # away from init, as toy_techniques does
+        for p in model.parameters():
+            if not p.abs().any():
+                p.normal_(std=0.02)
     return model.eval()
 
 
