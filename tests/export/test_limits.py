@@ -3,14 +3,13 @@
 import pytest
 from mmengine.config import ConfigDict
 
-from tests.models.toy_techniques import TOY, build
+from tests.models.toy_techniques import build
 from tests.utils import ROOT
 from vitspec.config.load import load_config
 from vitspec.errors import ConfigError
 from vitspec.export import shape_limits
 from vitspec.export.graphs import graph_for
 from vitspec.inference.model_loading import build_model
-from vitspec.models import SpecViT
 
 DEMO_DETECTOR = 'mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-800it_demo-coco-160x160.py'
 
@@ -21,10 +20,6 @@ def test_shape_limits_name_the_part_and_the_reason():
     assert not limits.dynamic_size and "rel_pos_bias='table'" in limits.reason
     limits = shape_limits(build('windowed_attention'))
     assert not limits.dynamic_size and 'windowed attention' in limits.reason
-    dinov2 = SpecViT(**{**TOY, 'pos_embed_interp': 'dinov2'})
-    limits = shape_limits(dinov2)
-    assert not limits.dynamic_size and '(new + 0.1) / old' in limits.reason
-    assert shape_limits(SpecViT(**{**TOY, 'pos_embed_interp': 'vitdet'})).dynamic_size
     with pytest.raises(ConfigError, match="mode='svd'"):
         shape_limits(build('token_graying_svd'))
 

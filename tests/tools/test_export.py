@@ -6,7 +6,7 @@ import copy
 import pytest
 import torch
 
-from tests.export.conftest import DEMO_SEG, demo_model
+from tests.export.demo_models import DEMO_SEG, demo_model
 from tools.export import main, parse_args
 from vitspec.config.load import load_config
 from vitspec.export import OnnxModel

@@ -9,10 +9,9 @@ docs/export.md for the per-technique parity):
 - windowed attention (ViTDet): with a symbolic image size the exporter's decomposition fails on
   a reshape of the windows' output ("Cannot view a tensor ... with strides"); with a fixed
   image size it exports, batch dynamic.
-- pos_embed_interp='dinov2' (DINOv2's original resampling, by the scale factor (new + 0.1) /
-  old): the exporter bakes the traced scale factor into the graph, whose outputs are then wrong
-  at any other size (onnxruntime fails to broadcast): the image size is fixed. 'timm' and
-  'vitdet' (resampling by size) export with a dynamic size.
+- pos_embed_interp='dinov2' (by the scale factor (new + 0.1) / old): the exporter would bake
+  the traced scale factor into the graph; it is exported by resize matrices computed in the
+  graph instead (dinov2_resampling.py), with a dynamic size.
 Everything else (LayerScale, registers, RoPE, Token Graying 'dct', CLS specialization and its
 LoRA form, class attention, talking heads, layer-wise scaling, SwiGLU, decomposed relative
 position in global blocks, skip ablations) exports with dynamic batch and image size.
@@ -50,14 +49,6 @@ def shape_limits(model: nn.Module) -> ShapeLimits:
     contains SpecViT attention layers), after `refuse_unsupported`."""
     refuse_unsupported(model)
     for name, module in model.named_modules():
-        if getattr(module, 'pos_embed_interp', None) == 'dinov2' and module.pos_embed is not None:
-            return ShapeLimits(
-                False,
-                f"{name or 'the backbone'}: pos_embed_interp='dinov2' resamples the position "
-                'embedding by the scale factor (new + 0.1) / old, which the exporter writes as '
-                'a constant of the traced size (wrong at any other size), so the image size is '
-                'fixed',
-            )
         if getattr(module, 'rel_pos_bias', None) == 'table':
             return ShapeLimits(
                 False,

@@ -6,6 +6,7 @@ from typing import List, NamedTuple, Optional, Sequence, Tuple
 import torch
 from torch import nn
 
+from .dinov2_resampling import resampling_for_export
 from .exportable import exportable_copy
 from .graphs import graph_for
 from .limits import shape_limits
@@ -89,15 +90,16 @@ def export_model(
         batch=None if dynamic else batch,
         torch=torch.__version__,
     )
-    export_onnx(
-        graph,
-        example_input(traced, 2 if dynamic else batch),  # 2: a batch of 1 is specialized
-        path,
-        dynamic_batch=dynamic,
-        dynamic_size=dynamic_size,
-        metadata={**info, **(metadata or {})},
-        output_names=names,
-    )
+    with resampling_for_export():
+        export_onnx(
+            graph,
+            example_input(traced, 2 if dynamic else batch),  # 2: a batch of 1 is specialized
+            path,
+            dynamic_batch=dynamic,
+            dynamic_size=dynamic_size,
+            metadata={**info, **(metadata or {})},
+            output_names=names,
+        )
     reason = '' if dynamic_size or not dynamic else limits.reason
     example_batch = 2 if dynamic else batch
     return Exported(
