@@ -9,10 +9,10 @@ import torch
 from mmengine.config import Config
 
 from tests.utils import ROOT
-from vitspec.runs.technique_comparison import check_comparable, frozen
 from vitspec.layers.specialized import is_cls_key
 from vitspec.models import SpecViT
 from vitspec.models.backbones.spec_vit import SPECIALIZE
+from vitspec.runs.technique_comparison import check_comparable, frozen
 
 TECHNIQUE = re.compile(r'-(spec-lora|spec|tg-dct|tg-svd|ls|lws)_')
 CONFIGS = sorted(

@@ -8,8 +8,8 @@ from mmengine.config import Config
 from PIL import Image
 
 from tests.utils import ROOT, make_demo_data
-from vitspec.runs.runner import build_runner
 from vitspec.demo.voc import VOC_IDS, voc_palette
+from vitspec.runs.runner import build_runner
 
 CONFIG = ROOT / 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-voc-128x128.py'
 NUM_TRAIN, NUM_VAL = 4, 2

@@ -8,8 +8,8 @@ import torch
 from mmengine.config import Config
 
 from tests.utils import ROOT, make_demo_data, run_tool
-from vitspec.runs.technique_comparison import check_comparable
 from vitspec.models import SpecViT
+from vitspec.runs.technique_comparison import check_comparable
 
 DEMO = 'configs/demo/fcn_specvit-tiny-p8-{}_2xb4-500it_demo-ade20k-128x128.py'
 PLAIN, SPEC = DEMO.format('plain'), DEMO.format('spec')

@@ -6,8 +6,8 @@ import pytest
 
 from tests.shrink_config import shrink
 from tests.utils import ROOT, make_demo_data
-from vitspec.runs.evaluation import enable_tta
 from vitspec.ledger.rows import load_ledger
+from vitspec.runs.evaluation import enable_tta
 from vitspec.runs.runner import build_runner
 
 LEDGER = load_ledger()

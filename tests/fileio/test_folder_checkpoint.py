@@ -7,9 +7,9 @@ import pytest
 from mmengine.config import Config
 
 from tests.utils import ROOT
-from vitspec.runs.runner import build_runner
 from vitspec.errors import CheckpointError
 from vitspec.fileio import safe_torch_load, using_safe_io
+from vitspec.runs.runner import build_runner
 
 CONFIG = ROOT / 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
 
