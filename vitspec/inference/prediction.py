@@ -11,6 +11,7 @@ from mmengine.dataset import Compose, pseudo_collate
 from mmengine.registry import DefaultScope
 
 from vitspec.engine.optim.finite_loss_amp import AMP_WRAPPERS
+from vitspec.errors import ConfigError
 
 from .model_loading import LoadedModel
 
@@ -29,7 +30,7 @@ def inference_pipeline(pipeline_cfg: Sequence[dict]) -> List[dict]:
             steps.append(dict(type=ARRAY_LOADER))
             image_loader_seen = True
     if not image_loader_seen:
-        raise ValueError(f'the test pipeline has no image loader: {list(pipeline_cfg)}')
+        raise ConfigError(f'the test pipeline has no image loader: {list(pipeline_cfg)}')
     return steps
 
 
@@ -37,7 +38,7 @@ def test_pipeline_cfg(cfg) -> list:
     loader = cfg.get('test_dataloader') or {}
     pipeline = (loader.get('dataset') or {}).get('pipeline') or cfg.get('test_pipeline')
     if not pipeline:
-        raise ValueError('the config has no test pipeline (test_dataloader.dataset.pipeline)')
+        raise ConfigError('the config has no test pipeline (test_dataloader.dataset.pipeline)')
     return list(pipeline)
 
 

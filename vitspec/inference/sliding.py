@@ -13,6 +13,8 @@ from typing import Callable, List, Sequence, Tuple
 
 import torch
 
+from vitspec.errors import ConfigError
+
 Window = Tuple[int, int]  # (top, left)
 DEFAULT_BAND_BYTES = 1 << 30  # 1 GiB of float32 scores
 
@@ -70,7 +72,7 @@ class SlidingWindows:
         self.window = (min(window[0], self.height), min(window[1], self.width))
         self.stride = (min(stride[0], self.window[0]), min(stride[1], self.window[1]))
         if min(self.stride) < 1:
-            raise ValueError(f'stride {stride} must be positive')
+            raise ConfigError(f'stride {stride} must be positive')
         self.tops = window_starts(self.height, self.window[0], self.stride[0])
         self.lefts = window_starts(self.width, self.window[1], self.stride[1])
         self.batch_size, self.channels = batch_size, channels
