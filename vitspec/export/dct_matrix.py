@@ -12,7 +12,7 @@ import math
 import torch
 from torch import nn
 
-from vitspec.layers.token_graying import TokenGraying, patchify, unpatchify
+from vitspec.layers.token_graying import TokenGraying, gray_coefficients, patchify, unpatchify
 
 
 def dct_matrix(n, device=None) -> torch.Tensor:
@@ -44,8 +44,6 @@ class MatrixDctGraying(nn.Module):
         tokens = patchify(x.float(), self.patch_size)
         rows = dct_matrix(tokens.shape[-2], tokens.device)
         cols = dct_matrix(tokens.shape[-1], tokens.device)
-        c = rows @ tokens @ cols.T
-        c_max = c.abs().amax(dim=(-2, -1), keepdim=True).clamp_min(torch.finfo(c.dtype).tiny)
-        c = c.sign() * c_max * (c.abs() / c_max).pow(self.eps)
+        c = gray_coefficients(rows @ tokens @ cols.T, self.eps)
         out = rows.T @ c @ cols
         return unpatchify(out, self.patch_size, x.shape).to(x.dtype)

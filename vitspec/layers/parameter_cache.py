@@ -34,8 +34,5 @@ class ParameterCache:
         self._entries[key] = (stamp, value)
         return value
 
-    def clear(self) -> None:
-        self._entries.clear()
-
     def __len__(self) -> int:
         return len(self._entries)

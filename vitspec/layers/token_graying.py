@@ -44,12 +44,16 @@ def svd_graying(x: torch.Tensor, eps: float) -> torch.Tensor:
     return (u * s.unsqueeze(-2)) @ vh
 
 
-def dct_graying(x: torch.Tensor, eps: float) -> torch.Tensor:
-    """DCT-TG on token matrices (..., N, d): c <- sign(c) * c_max * (|c| / c_max)**eps on
-    D_N x D_d^T."""
-    c = dct(dct(x, -1), -2)
+def gray_coefficients(c: torch.Tensor, eps: float) -> torch.Tensor:
+    """DCT-TG's rule on coefficient matrices (..., N, d): c <- sign(c) * c_max * (|c| /
+    c_max)**eps."""
     c_max = _safe_max(c.abs().amax(dim=(-2, -1), keepdim=True))
-    c = c.sign() * c_max * (c.abs() / c_max).pow(eps)
+    return c.sign() * c_max * (c.abs() / c_max).pow(eps)
+
+
+def dct_graying(x: torch.Tensor, eps: float) -> torch.Tensor:
+    """DCT-TG on token matrices (..., N, d): `gray_coefficients` on D_N x D_d^T."""
+    c = gray_coefficients(dct(dct(x, -1), -2), eps)
     return idct(idct(c, -2), -1)
 
 
