@@ -13,7 +13,7 @@ from vitspec.fileio import safe_torch_load
 from .containers import unwrap_state_dict
 from .filtered import FilteredCheckpoint
 from .formats import SOURCE_ONLY_KEYS, convert_state_dict
-from .mismatch import describe_mismatch, find_mismatch
+from .mismatch import check_fits
 
 
 def load_state_dict_strict(model, sd: dict, source: str = 'checkpoint', assign: bool = False):
@@ -30,10 +30,7 @@ def load_state_dict_strict(model, sd: dict, source: str = 'checkpoint', assign: 
     sd = {k: v for k, v in sd.items() if k not in dropped}
     model_filter = getattr(model, 'filter_checkpoint', None)
     filtered = model_filter(sd) if model_filter else FilteredCheckpoint(sd, [], [])
-    mismatch = find_mismatch(own, filtered.state_dict)
-    if mismatch:
-        lines = [f'{source} does not fit {type(model).__name__}:', *describe_mismatch(mismatch)]
-        raise CheckpointError('\n'.join(lines))
+    check_fits(own, filtered.state_dict, f'{source} does not fit {type(model).__name__}:')
     model.load_state_dict(filtered.state_dict, strict=True, assign=assign)
     if dropped:
         print_log(f'{source}: ignored source keys: {", ".join(dropped)}', logger='current')

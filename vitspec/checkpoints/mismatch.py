@@ -3,9 +3,12 @@
 import re
 from typing import NamedTuple
 
+from vitspec.errors import CheckpointError
+
 # 'backbone.blocks.5.attn.qkv.weight' -> 'backbone.blocks.5'
 BLOCK_INDEX = re.compile(r'^(.*?\.\d+)\.')
 FEW = 6  # named per kind in a summary; the counts are always complete
+MAY_MISS = ('num_batches_tracked',)  # as mmengine's loader: older BatchNorm checkpoints lack it
 
 
 class Mismatch(NamedTuple):
@@ -29,6 +32,14 @@ def find_mismatch(own: dict, sd: dict, may_miss: tuple = ()) -> Mismatch:
             if k in own and tuple(v.shape) != tuple(own[k].shape)
         ],
     )
+
+
+def check_fits(own: dict, sd: dict, heading: str, may_miss: tuple = (), few: int = None):
+    """Raise CheckpointError, ``heading`` then `describe_mismatch`'s lines, when ``sd`` does not
+    fit the model's own state dict ``own``."""
+    mismatch = find_mismatch(own, sd, may_miss)
+    if mismatch:
+        raise CheckpointError('\n'.join([heading, *describe_mismatch(mismatch, few)]))
 
 
 def describe_mismatch(mismatch: Mismatch, few: int = None) -> list:

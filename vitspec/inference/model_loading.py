@@ -19,14 +19,13 @@ from mmengine.registry import DefaultScope, init_default_scope
 from mmengine.runner import load_state_dict
 from mmengine.utils import import_modules_from_strings
 
-from vitspec.checkpoints.mismatch import FEW, describe_mismatch, find_mismatch
+from vitspec.checkpoints.mismatch import FEW, MAY_MISS, check_fits
 from vitspec.config.load import load_config
 from vitspec.config.saved import check_saved_config, saved_config
 from vitspec.errors import CheckpointError, ConfigError
 from vitspec.fileio import safe_torch_load
 
 SEGMENTATION, DEPTH, DETECTION = 'segmentation', 'depth', 'detection'
-MAY_MISS = ('num_batches_tracked',)
 
 
 class LoadedModel(NamedTuple):
@@ -107,12 +106,8 @@ def _models_registry(scope: str):
 
 def load_weights_strictly(model: torch.nn.Module, state_dict: dict, filename: str) -> None:
     state_dict = {k.removeprefix('module.'): v for k, v in state_dict.items()}
-    mismatch = find_mismatch(model.state_dict(), state_dict, MAY_MISS)
-    if mismatch:
-        lines = describe_mismatch(mismatch, few=FEW)
-        raise CheckpointError(
-            '\n'.join([f'{filename} does not fit the model of its config:', *lines])
-        )
+    heading = f'{filename} does not fit the model of its config:'
+    check_fits(model.state_dict(), state_dict, heading, MAY_MISS, FEW)
     load_state_dict(model, state_dict, strict=False)  # strict except num_batches_tracked
 
 

@@ -13,13 +13,12 @@ from collections import OrderedDict
 from mmengine.model import BaseTTAModel, is_model_wrapper
 from mmengine.runner import CheckpointLoader, load_state_dict
 
-from vitspec.checkpoints.mismatch import FEW, describe_mismatch, find_mismatch
+from vitspec.checkpoints.mismatch import FEW, MAY_MISS, check_fits
 from vitspec.errors import CheckpointError
 
 from .runner_fields import is_resuming, record_loaded
 
 MODULE_PREFIX = [(r'^module\.', '')]  # mmengine's default revise_keys: DDP's wrapper prefix
-MAY_MISS = ('num_batches_tracked',)  # as mmengine's loader: older BatchNorm checkpoints lack it
 
 
 def load_checkpoint_strict(runner, filename, map_location='cpu', revise_keys=MODULE_PREFIX):
@@ -40,16 +39,8 @@ def load_checkpoint_strict(runner, filename, map_location='cpu', revise_keys=MOD
         revised = ((re.sub(pattern, replacement, k), v) for k, v in state_dict.items())
         state_dict = OrderedDict(revised)
     state_dict._metadata = metadata
-    mismatch = find_mismatch(model.state_dict(), state_dict, MAY_MISS)
-    if mismatch:
-        raise CheckpointError(
-            '\n'.join(
-                [
-                    f'{filename} does not fit the model of this config ({type(model).__name__}):',
-                    *describe_mismatch(mismatch, few=FEW),
-                ]
-            )
-        )
+    heading = f'{filename} does not fit the model of this config ({type(model).__name__}):'
+    check_fits(model.state_dict(), state_dict, heading, MAY_MISS, FEW)
     load_state_dict(model, state_dict, strict=True)
     record_loaded(runner)
     runner.logger.info(f'Load checkpoint from {filename} (strict)')
