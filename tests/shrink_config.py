@@ -115,6 +115,21 @@ PLAIN_FORM = {
 }
 
 
+# mmdet's DINO decoder is 256 wide whatever its config says (its query position encoding has
+# 2 x 128 features): the pyramid shrinks, the ChannelMapper after it maps back to 256
+DETR_WIDTH = 256
+DETR_CAPS = {'num_queries': 30, 'num_dn_queries': 10, 'feedforward_channels': 64, 'max_per_img': 30}
+
+
+def shrink_detr(model):
+    """A DINO model after shrink_widths: its transformer at mmdet's fixed width, fewer
+    queries and narrower FFNs."""
+    pyramid, mapper = model.neck.necks
+    mapper.update(in_channels=[pyramid.out_channels] * len(mapper.in_channels))
+    mapper.out_channels = DETR_WIDTH
+    _walk(model, lambda key, value: min(value, DETR_CAPS[key]) if key in DETR_CAPS else value)
+
+
 def cpu_optim_wrapper(cfg):
     """AMP needs a GPU: the same optimizer and constructor under the wrapper's plain form."""
     if cfg.optim_wrapper.get('type') in PLAIN_FORM:
@@ -145,6 +160,8 @@ def shrink(
     cfg = Config.fromfile(path, format_python_code=False)  # yapf: seconds per dump, same text
     shrink_sizes(cfg, factor)
     shrink_widths(cfg.model.get('module', cfg.model), dims, head_width)
+    if cfg.model.get('type') == 'DINO':
+        shrink_detr(cfg.model)
     backbone = cfg.model.backbone
     shrink_img_size(backbone.get('vit', backbone), factor)
     cpu_optim_wrapper(cfg)

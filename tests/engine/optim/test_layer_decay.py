@@ -162,8 +162,29 @@ def test_unknown_paramwise_key_is_refused_naming_the_valid_ones(key):
     with pytest.raises(
         ValueError,
         match=rf"\['{key}'\]; valid keys: backbone, decay_rate, "
-        r'no_decay_regex',
+        r'lr_mults, no_decay_regex',
     ):
         LayerDecayOptimWrapperConstructor(
             dict(type='OptimWrapper', optimizer=optimizer), dict(decay_rate=0.9, **{key: {}})
         )
+
+
+def test_lr_mults_scale_the_lr_of_the_parameters_a_regex_matches_on_top_of_the_decay():
+    """detectron2's lr_factor_func (detrex's DINO: 0.1 for the backbone); the first regex that
+    matches a name wins; weight decay unchanged."""
+    constructor = LayerDecayOptimWrapperConstructor(
+        dict(optimizer=dict(type='AdamW', lr=LR, weight_decay=WD)),
+        paramwise_cfg=dict(decay_rate=RATE, lr_mults={r'^backbone\.': 0.1, r'^back': 7.0}),
+    )
+    groups = constructor(ToySegmentor()).optimizer.param_groups
+    lr = {n: g['lr'] for g in groups for n in g['param_names']}
+    wd = {n: g['weight_decay'] for g in groups for n in g['param_names']}
+    plain = {
+        n: g['lr'] for g in build(ToySegmentor()).optimizer.param_groups for n in g['param_names']
+    }
+    for name, value in lr.items():
+        factor = 0.1 if name.startswith('backbone.') else 1.0
+        assert value == pytest.approx(plain[name] * factor), name
+    assert (
+        wd['backbone.blocks.0.attn.qkv.weight'] == WD and wd['backbone.blocks.0.norm1.weight'] == 0
+    )

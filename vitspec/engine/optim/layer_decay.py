@@ -29,7 +29,9 @@ class LayerDecayOptimWrapperConstructor(DefaultOptimWrapperConstructor):
     everything outside the backbone (neck, heads) gets the top depth, i.e. the base lr.
     Norms, biases, position embeddings, CLS/register tokens and LayerScale gammas get no weight
     decay (see ``no_decay_parameters``); ``no_decay_regex`` replaces that rule by a published
-    one: exactly the parameters whose full name it matches get no weight decay. Parameters
+    one: exactly the parameters whose full name it matches get no weight decay. ``lr_mults``
+    ({regex: factor}) multiplies the lr of the parameters whose full name a regex matches (the
+    first that does), as detectron2's ``lr_factor_func``. Parameters
     that do not require grad (a frozen backbone) are left out of the optimizer entirely, so
     they carry no optimizer state.
     Any other ``paramwise_cfg`` key (``custom_keys``, ``norm_decay_mult``, ... of mmengine's
@@ -37,7 +39,7 @@ class LayerDecayOptimWrapperConstructor(DefaultOptimWrapperConstructor):
     Registered in mmengine's root registry: reachable from mmseg and mmdet configs alike.
     """
 
-    PARAMWISE_KEYS = ('backbone', 'decay_rate', 'no_decay_regex')
+    PARAMWISE_KEYS = ('backbone', 'decay_rate', 'lr_mults', 'no_decay_regex')
 
     def __init__(self, optim_wrapper_cfg: dict, paramwise_cfg: dict = None):
         unknown = sorted(set(paramwise_cfg or {}) - set(self.PARAMWISE_KEYS))
@@ -69,6 +71,7 @@ class LayerDecayOptimWrapperConstructor(DefaultOptimWrapperConstructor):
             if regex is None
             else {id(p) for name, p in module.named_parameters() if re.search(regex, name)}
         )
+        lr_mults = self.paramwise_cfg.get('lr_mults') or {}
         base_lr = self.base_lr
         base_wd = self.base_wd or 0.0
         groups = {}
@@ -81,9 +84,10 @@ class LayerDecayOptimWrapperConstructor(DefaultOptimWrapperConstructor):
                 depth, num_depths = backbone.get_layer_depth(name, prefix)
             else:
                 depth, num_depths = 0, 1
-            scale = decay_rate ** (num_depths - 1 - depth)
+            mult = next((m for rx, m in lr_mults.items() if re.search(rx, name)), 1.0)
+            scale = decay_rate ** (num_depths - 1 - depth) * mult
             decays = id(param) not in no_decay
-            key = (num_depths - 1 - depth, decays)
+            key = (num_depths - 1 - depth, mult, decays)
             if key not in groups:
                 groups[key] = dict(
                     params=[],
@@ -91,7 +95,9 @@ class LayerDecayOptimWrapperConstructor(DefaultOptimWrapperConstructor):
                     lr_scale=scale,
                     lr=base_lr * scale,
                     weight_decay=base_wd if decays else 0.0,
-                    group_name=f'depth_from_top_{key[0]}_{"decay" if decays else "no_decay"}',
+                    group_name=f'depth_from_top_{key[0]}'
+                    + (f'_lr_x{mult:g}' if mult != 1.0 else '')
+                    + ('_decay' if decays else '_no_decay'),
                 )
             groups[key]['params'].append(param)
             groups[key]['param_names'].append(name)
