@@ -4,27 +4,8 @@
 # in configs/coco/README.md. Weights:
 #   python tools/convert_checkpoint.py mae_pretrain_vit_large.pth \
 #       pretrain/vit-l16_mae.pth --format mae
-_base_ = [
-    '../_base_/models/backbones/vit-l16_mae.py',
-    '../_base_/recipes/dino-4scale_vitdet_simplefpn_8xb2-12e_coco-1333x800.py',
-]
-model = dict(
-    # dino_vitdet_large_4scale_12ep.py: embed_dim 1024, depth 24, num_heads 16, drop_path_rate
-    # 0.4, window_block_indexes all but "5, 11, 17, 23 for global attention"
-    backbone=dict(
-        _base_.backbone,
-        **_base_.vitdet_backbone,
-        drop_path_rate=0.4,
-        global_attn_indexes=(5, 11, 17, 23),
-        out_indices=(23,),
-    ),
-    neck=dict(
-        necks=[
-            dict(_base_.simple_fpn, in_channels=_base_.backbone['embed_dims']),
-            _base_.channel_mapper,
-        ]
-    ),
-)
+# The ViT-L 12-epoch config with the 50-epoch schedule.
+_base_ = ['./dino-4scale_vit-l16-mae_simplefpn_8xb2-12e_coco-1333x800.py']
 # dino_vitdet_large_4scale_50ep.py: train.max_iter = 375000 and WarmupParamScheduler(
 # MultiStepParamScheduler(values=[1.0, 0.1], milestones=[300000, 375000]), warmup_length=250 /
 # train.max_iter, warmup_factor=0.001): linear warmup from 0.001 over 250 iterations, x0.1 at
