@@ -52,6 +52,8 @@ def shrink_sizes(cfg, factor: float):
     """Scale every image size of the data pipelines, preprocessors and inference settings."""
 
     def fn(key, value):
+        if key == 'scales':  # RandomChoiceResize: a list of sizes
+            return type(value)(_scaled_size(v, factor) for v in value)
         return _scaled_size(value, factor) if key in SIZE_KEYS else value
 
     for key in cfg:
