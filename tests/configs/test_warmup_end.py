@@ -29,6 +29,15 @@ PUBLISHED = {
     'ade20k/upernet_vit-l16-deit3_f2p_8xb2-amp-160k_ade20k-512x512.py': 3000,  # mmseg BEiT-L
     'demo/lin4_specvit-tiny-p8_2xb2-100it_demo-nyu-112x144.py': 20,
     'demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-800it_demo-coco-160x160.py': 50,
+    'coco/dino-4scale_vit-l16-mae_simplefpn_8xb2-12e_coco-1333x800.py': 250,  # detrex ViT-L
+    'coco/dino-4scale_vit-l16-mae_simplefpn_8xb2-50e_coco-1333x800.py': 250,
+    'demo/dino-4scale_specvit-tiny-p8_simplefpn_1xb4-300it_demo-coco-128x128.py': 20,
+}
+# Published schedules without a warm-up (detrex's DINO-ViTDet-Base: coco_schedule.py
+# default_coco_scheduler(epochs, decay_epochs, warmup_epochs=0))
+NO_WARMUP = {
+    '_base_/recipes/dino-4scale_vitdet_simplefpn_8xb2-12e_coco-1333x800.py',
+    'coco/dino-4scale_vit-b16-mae_simplefpn_8xb2-50e_coco-1333x800.py',
 }
 CONFIGS = ROOT / 'configs'
 
@@ -83,7 +92,14 @@ def test_every_config_with_its_own_schedule_is_listed():
     schedules = {
         p.relative_to(CONFIGS).as_posix() for p in (CONFIGS / '_base_' / 'schedules').glob('*.py')
     }
-    assert own | schedules == set(PUBLISHED)
+    assert own | schedules == set(PUBLISHED) | NO_WARMUP
+
+
+@pytest.mark.parametrize('name', sorted(NO_WARMUP))
+def test_schedules_published_without_warmup_have_none(name):
+    cfg = Config.fromfile(CONFIGS / name)
+    assert not any(s.type == 'LinearLR' for s in cfg.param_scheduler)
+    assert lr_trace(cfg, 3, cfg.param_scheduler) == [1.0, 1.0, 1.0]
 
 
 # Schedules copied from mmcv 1.x configs (lr_config policy='poly' with warmup='linear'): mmcv's poly
