@@ -57,7 +57,9 @@ class CheckedCocoPanopticDataset(CocoPanopticDataset):
 
     def _read_file(self, path: str) -> NamedCOCOPanoptic:
         # kept for the checks: mmdet's load_data_list deletes self.coco when done
-        self._file = NamedCOCOPanoptic(path, name=self.ann_file, need_annotations=not self.test_mode)
+        self._file = NamedCOCOPanoptic(
+            path, name=self.ann_file, need_annotations=not self.test_mode
+        )
         return self._file
 
     def load_data_list(self) -> List[dict]:
@@ -133,9 +135,7 @@ class CheckedCocoPanopticDataset(CocoPanopticDataset):
             is_thing = bool(self.coco.cats[category_id].get('isthing')) and label is not None
             x, y, w, h = ann['bbox']
             if is_thing and not crowd and w >= 1 and h >= 1 and ann['area'] > 0:
-                instances.append(
-                    dict(bbox=[x, y, x + w, y + h], bbox_label=label, ignore_flag=0)
-                )
+                instances.append(dict(bbox=[x, y, x + w, y + h], bbox_label=label, ignore_flag=0))
             segments_info.append(
                 dict(
                     id=ann['id'],

@@ -98,7 +98,9 @@ def write_coco(root, counts, seed, progress):
             next_segment_id += len(segments)
             png_name = file_name.replace('.jpg', '.png')
             write_panoptic_png(ids, root / 'annotations' / f'panoptic_{folder}' / png_name)
-            panoptic.append({'image_id': image_id, 'file_name': png_name, 'segments_info': segments})
+            panoptic.append(
+                {'image_id': image_id, 'file_name': png_name, 'segments_info': segments}
+            )
         write_json(
             coco_document(images, annotations, seed),
             root / 'annotations' / f'instances_{folder}.json',
