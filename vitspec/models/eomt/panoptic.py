@@ -119,6 +119,8 @@ class EoMTPanoptic(BaseDetector):
             num_classes=num_classes, num_queries=num_queries, **loss
         )
         self.test_cfg = ConfigDict({**EOMT_TEST_CFG, **(test_cfg or {})})
+        # the top-k runs over queries x classes: with fewer pairs, all of them
+        self.test_cfg.max_per_image = min(self.test_cfg.max_per_image, num_queries * num_classes)
         self.train_cfg = train_cfg
         self.fusion_head = MaskFormerFusionHead(
             num_things_classes=num_things_classes,
