@@ -3,7 +3,8 @@
 # order: flip 0.5, scale jitter (the image fitted into 640 x 640, times 0.1-2.0: mmdet's
 # keep_ratio resize to (640, 640) x ratio is the same rule), pad the 0-255 image with 0 at the
 # bottom / right (masks: none; stuff map: VOID), random 640 crop; colour jitter off (the data
-# module's default). Crowd segments are no training target (upstream filters is_crowd). Test:
+# module's default); Pillow resizes as torchvision's antialiased resize and upstream's PIL test
+# resize do. Crowd segments are no training target (upstream filters is_crowd). Test:
 # the image fitted into 640 x 640, padded with 0 at the bottom / right to 640 x 640 (FixedSizePad
 # keeps img_shape, so the post-processing crops the padding away and resizes to the image).
 # Labels: the 80 things then the 53 stuff classes in id order (upstream's CLASS_MAPPING).
@@ -28,7 +29,13 @@ train_pipeline = [
     dict(type='CheckedLoadImageFromFile'),
     dict(type='LoadPanopticPNG', with_bbox=True, with_mask=True, with_seg=True),
     dict(type='RandomFlip', prob=0.5),
-    dict(type='RandomResize', scale=image_size, ratio_range=(0.1, 2.0), keep_ratio=True),
+    dict(
+        type='RandomResize',
+        scale=image_size,
+        ratio_range=(0.1, 2.0),
+        keep_ratio=True,
+        backend='pillow',
+    ),
     dict(
         type='RandomCrop',
         crop_size=image_size,
@@ -41,7 +48,7 @@ train_pipeline = [
 ]
 test_pipeline = [
     dict(type='CheckedLoadImageFromFile'),
-    dict(type='Resize', scale=image_size, keep_ratio=True),
+    dict(type='Resize', scale=image_size, keep_ratio=True, backend='pillow'),
     pad,
     dict(
         type='PackDetInputs',
