@@ -17,7 +17,7 @@ custom_hooks = [
         power=0.9,
     ),
 ]
-default_hooks = dict(visualization=dict(_delete_=True, type='DetVisualizationHook'))
+default_hooks = dict(visualization=dict(_delete_=True, type='StoredOrderDetVisualizationHook'))
 # EoMT's queries and mask module read the final norm, so every parameter gets a gradient
 find_unused_parameters = False
 randomness = dict(seed=0)

@@ -22,5 +22,5 @@ param_scheduler = [
 train_cfg = dict(max_iters=max_iters, val_interval=batches_per_epoch)
 default_hooks = dict(
     checkpoint=dict(interval=batches_per_epoch),
-    visualization=dict(_delete_=True, type='DetVisualizationHook'),
+    visualization=dict(_delete_=True, type='StoredOrderDetVisualizationHook'),
 )
