@@ -41,8 +41,7 @@ class LoadPanopticPNG(LoadPanopticAnnotations):
         height, width = results['ori_shape'][:2]
         if ids.shape != (height, width):
             raise DataFileError(
-                f'panoptic PNG {path} is {ids.shape[1]}x{ids.shape[0]}, its image '
-                f'{width}x{height}'
+                f'panoptic PNG {path} is {ids.shape[1]}x{ids.shape[0]}, its image {width}x{height}'
             )
         gt_seg = np.full(ids.shape, 255, dtype=np.uint8)
         gt_masks = []

@@ -40,6 +40,7 @@ def panoptic_categories(thing_categories):
         for i, name in zip(COCO_STUFF_IDS, COCO_STUFF_NAMES, strict=True)
     ]
 
+
 # the demo world's background classes as COCO panoptic stuff
 DEMO_STUFF_IDS = {
     'sky': 187,
