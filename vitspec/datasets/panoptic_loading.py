@@ -12,11 +12,11 @@ from vitspec.fileio.panoptic_png import check_segment_ids, read_panoptic_png, rg
 
 @TRANSFORMS.register_module()
 class LoadPanopticPNG(LoadPanopticAnnotations):
-    """mmdet's ``LoadPanopticAnnotations`` without panopticapi, with the id check: thing
-    masks (``gt_masks``, crowd instances excluded) and the semantic map (``gt_seg_map``: the
-    contiguous label of each segment, 255 for VOID, for crowd regions of a thing class given
-    their label as mmdet does, and for segments of a category the config leaves out, whose
-    ``category`` is None)."""
+    """mmdet's ``LoadPanopticAnnotations`` without panopticapi, with the id check. Gives the
+    thing masks (``gt_masks``: the segments marked ``is_thing``, crowd left out) and the
+    semantic map (``gt_seg_map``: each segment's label; 255 on VOID and on segments of a
+    category the config leaves out, whose ``category`` is None; a crowd region keeps its thing
+    label, as in mmdet, and so lies in no training mask)."""
 
     def __init__(self, with_bbox=True, with_label=True, with_mask=True, with_seg=True, **kwargs):
         # LoadPanopticAnnotations.__init__ only imports panopticapi for rgb2id
