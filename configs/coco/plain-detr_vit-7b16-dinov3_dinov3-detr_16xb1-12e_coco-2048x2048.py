@@ -68,3 +68,5 @@ test_pipeline = [
 ]
 val_dataloader = dict(dataset=dict(pipeline=test_pipeline))
 test_dataloader = val_dataloader
+# the frozen ViT guarded as every frozen-backbone run (vitspec/engine/hooks/linear_probe.py)
+custom_hooks = [*_base_.custom_hooks, dict(type='LinearProbeHook')]

@@ -23,3 +23,5 @@ model = dict(
         out_indices=(2, 5, 8, 11),  # [D3-hub] layers_to_use rule: m * n_blocks // 4 - 1, m = 1..4
     ),
 )
+# the frozen ViT guarded as every frozen-backbone run (vitspec/engine/hooks/linear_probe.py)
+custom_hooks = [*_base_.custom_hooks, dict(type='LinearProbeHook')]

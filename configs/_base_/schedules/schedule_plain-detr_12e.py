@@ -12,8 +12,10 @@ optim_wrapper = dict(
     paramwise_cfg=dict(norm_decay_mult=0.0),
 )
 max_epochs = 12
+warmup_iters = 1000
 param_scheduler = [
-    dict(type='LinearLR', start_factor=1e-3, by_epoch=False, begin=0, end=1000),
+    # mmengine's LinearLR reaches its end factor at step end - 1: 1 at warmup_iters
+    dict(type='LinearLR', start_factor=1e-3, by_epoch=False, begin=0, end=warmup_iters + 1),
     dict(type='MultiStepLR', by_epoch=True, begin=0, end=max_epochs, milestones=[11], gamma=0.1),
 ]
 train_cfg = dict(type='EpochBasedTrainLoop', max_epochs=max_epochs, val_interval=1)
