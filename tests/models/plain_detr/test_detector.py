@@ -6,7 +6,7 @@ import torch
 
 from tests.models.plain_detr.toy import HEAD, batch, detector
 from tests.models.toy_techniques import TECHNIQUES, TOY, build
-from vitspec.errors import ConfigError
+from vitspec.errors import ConfigError, DataFileError, InputShapeError
 
 
 @pytest.mark.parametrize('mode', ['fp32', 'bf16'])
@@ -79,10 +79,19 @@ def test_predictions_are_clipped_to_each_image_and_rescaled():
 def test_a_batch_off_the_patch_grid_is_refused():
     model = detector(TOY).eval()
     images, samples = batch((36, 40))
-    with pytest.raises(ConfigError, match='pad_size_divisor'):
+    with pytest.raises(InputShapeError, match='pad_size_divisor'):
         model.predict(images, samples)
 
 
 def test_class_columns_beyond_the_logits_are_refused():
     with pytest.raises(ConfigError, match='class_columns'):
         detector(TOY, class_columns=[0, 3])
+
+
+def test_boxes_without_area_are_refused_naming_the_image():
+    model = detector(TOY)
+    images, samples = batch((32, 40))
+    samples[1].set_metainfo(dict(img_path='demo/000001.jpg'))
+    samples[1].gt_instances.bboxes[1, 2] = samples[1].gt_instances.bboxes[1, 0]
+    with pytest.raises(DataFileError, match='000001.jpg: 1 ground-truth boxes without area'):
+        model.train().loss(images, samples)

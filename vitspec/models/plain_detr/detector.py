@@ -13,7 +13,7 @@ from mmdet.models.detectors.base import BaseDetector
 from mmdet.registry import MODELS
 from mmengine.structures import InstanceData
 
-from vitspec.errors import ConfigError
+from vitspec.errors import ConfigError, DataFileError, InputShapeError
 
 from .backbone_features import BackboneFeatures, feature_mask
 from .box_coding import cxcywh_to_xyxy, xyxy_to_cxcywh
@@ -75,7 +75,7 @@ class PlainDETR(BaseDetector):
     def extract_feat(self, inputs):
         patch = self.backbone.patch_size
         if inputs.shape[-2] % patch or inputs.shape[-1] % patch:
-            raise ConfigError(
+            raise InputShapeError(
                 f'PlainDETR: a {tuple(inputs.shape[-2:])} batch is not a multiple of the patch '
                 f'size {patch}; set the data_preprocessor pad_size_divisor to a multiple of it'
             )
@@ -96,12 +96,17 @@ class PlainDETR(BaseDetector):
             lab = gt.labels
             if self.class_columns is not None:
                 lab = lab.new_tensor(self.class_columns)[lab]
+            xyxy = gt.bboxes.float() if torch.is_tensor(gt.bboxes) else gt.bboxes.tensor.float()
+            flat = (xyxy[:, 2] <= xyxy[:, 0]) | (xyxy[:, 3] <= xyxy[:, 1])
+            if flat.any():  # the box deltas take log(size): an inf loss, not a skip
+                where = sample.metainfo.get('img_path', 'an image')
+                raise DataFileError(
+                    f'{where}: {int(flat.sum())} ground-truth '
+                    f'boxes without area (e.g. {xyxy[flat][0].tolist()}); filter them in the '
+                    "pipeline (mmdet's FilterAnnotations min_gt_bbox_wh)"
+                )
             labels.append(lab.repeat(repeat))
-            boxes.append(
-                xyxy_to_cxcywh(
-                    gt.bboxes.float() if torch.is_tensor(gt.bboxes) else gt.bboxes.tensor.float()
-                ).repeat(repeat, 1)
-            )
+            boxes.append(xyxy_to_cxcywh(xyxy).repeat(repeat, 1))
         return labels, boxes
 
     def _group_losses(self, pred, labels, boxes, suffix, weight=1.0):
