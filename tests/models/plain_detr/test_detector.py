@@ -95,3 +95,12 @@ def test_boxes_without_area_are_refused_naming_the_image():
     samples[1].gt_instances.bboxes[1, 2] = samples[1].gt_instances.bboxes[1, 0]
     with pytest.raises(DataFileError, match='000001.jpg: 1 ground-truth boxes without area'):
         model.train().loss(images, samples)
+
+
+def test_the_detectors_init_weights_loads_the_backbones_checkpoint(tmp_path):
+    source = build('plain')
+    torch.save(dict(state_dict=source.state_dict()), tmp_path / 'vit.pth')
+    init_cfg = dict(type='Pretrained', checkpoint=str(tmp_path / 'vit.pth'))
+    model = detector({**TOY, 'init_cfg': init_cfg})
+    model.init_weights()  # what the runner calls
+    torch.testing.assert_close(model.backbone.state_dict(), source.state_dict())

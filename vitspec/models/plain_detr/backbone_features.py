@@ -41,6 +41,11 @@ class BackboneFeatures(nn.Module):
         )
         self.out_channels = dims * self.num_layers * (2 if num_windows else 1)
 
+    def init_weights(self):
+        # mmengine's BaseModule.init_weights reaches direct children only: the detector's
+        # init_weights (the runner's) must reach the backbone's (its Pretrained checkpoint)
+        self.backbone.init_weights()
+
     def maps(self, images: torch.Tensor) -> torch.Tensor:
         maps = list(self.backbone(images))
         if self.feature_norms is not None:
