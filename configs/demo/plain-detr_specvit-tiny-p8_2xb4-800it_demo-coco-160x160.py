@@ -37,9 +37,7 @@ optim_wrapper = dict(optimizer=dict(lr=2e-4), clip_grad=dict(max_norm=0.1))  # P
 warmup_iters = 50
 param_scheduler = [
     dict(type='LinearLR', start_factor=1e-3, by_epoch=False, begin=0, end=warmup_iters + 1),
-    dict(
-        type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=warmup_iters, end=max_iters
-    ),
+    dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=warmup_iters, end=max_iters),
 ]
 train_cfg = dict(max_iters=max_iters, val_interval=max_iters)
 default_hooks = dict(
