@@ -14,6 +14,7 @@ METHODS = {
     'linear4-ms': 'linear probe (4 layers, multi-scale test)',
     'upernet': 'UPerNet',
     'mask-rcnn': 'Mask R-CNN (ViTDet)',
+    'plain-detr': 'Plain-DETR (DINOv3)',
     'lin1': 'DINOv2 lin.1',
     'lin4': 'DINOv2 lin.4',
     'dpt': 'DPT',
