@@ -49,6 +49,13 @@ ViT-g adapter config; ViT-Adapter's own ViT-based Mask2Former checkpoints conver
         work_dirs/released/dinov2-ade20k-m2f-vitg14.pth --format dinov2 --head-config \
         configs/ade20k/mask2former_vit-g14-dinov2_vit-adapter_16xb1-80k_ade20k-896x896.py
 
+DINOv3's released COCO detector head (Plain-DETR; its file holds no ViT) converts with
+``--format dinov3-detr`` into the PlainDETR config, whose ViT-7B comes from the converted backbone:
+
+    python tools/convert_checkpoint.py dinov3_vit7b16_coco2017_detr_head-b0235ff7.pth \
+        work_dirs/released/dinov3-coco-detr-vit7b16.pth --format dinov3-detr --head-config \
+        configs/coco/plain-detr_vit-7b16-dinov3_windows3_released_coco-2048x2048.py
+
 A released EoMT checkpoint (tue-mps/eomt, Hugging Face ``pytorch_model.bin``, DINOv2 configs)
 becomes a checkpoint of our EoMT segmentor (``network.*``), its ``meta['backbone_cfg']`` and
 ``meta['eomt_cfg']`` (num_classes, num_queries, num_blocks) read off the weights:
@@ -65,16 +72,18 @@ from vitspec.checkpoints.formats import FORMATS
 from vitspec.conversion.checkpoint import convert_file
 from vitspec.conversion.eomt import convert_eomt_file
 from vitspec.conversion.head import convert_head_file
+from vitspec.conversion.plain_detr import convert_detr_head_file
 from vitspec.errors import CheckpointError
 
 EOMT = 'eomt'  # a whole released EoMT network (vitspec.models.eomt.checkpoint_format)
+DETR = 'dinov3-detr'  # DINOv3's COCO detector head (vitspec.models.plain_detr.checkpoint_format)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('src', help='source checkpoint')
     parser.add_argument('dst', help='converted checkpoint to write')
-    parser.add_argument('--format', required=True, choices=sorted([*FORMATS, EOMT]))
+    parser.add_argument('--format', required=True, choices=sorted([*FORMATS, EOMT, DETR]))
     parser.add_argument(
         '--num-heads',
         type=int,
@@ -114,6 +123,10 @@ def main(argv=None):
         'model.backbone.init_cfg.checkpoint)',
     )
     args = parser.parse_args(argv)
+    if args.format == DETR:
+        if not args.head_config:
+            parser.error('--format dinov3-detr needs --head-config (a PlainDETR config)')
+        return convert_detr_head(args)
     if args.head_config:
         return convert_head(args)
     if args.format == EOMT:
@@ -149,6 +162,22 @@ def convert_eomt(args) -> int:
         return 1
     print(f'wrote {args.dst}; network under network.*: EoMT {meta["eomt_cfg"]}, backbone:')
     print(pprint.pformat(dict(type='SpecViT', **meta['backbone_cfg']), sort_dicts=False))
+    return 0
+
+
+def convert_detr_head(args) -> int:
+    try:
+        meta = convert_detr_head_file(
+            args.head_config, args.src, args.dst, args.backbone, args.trust_pickle
+        )
+    except (CheckpointError, FileNotFoundError, ValueError) as exc:
+        print(f'error: {exc}', file=sys.stderr)
+        return 1
+    print(
+        f'wrote {args.dst}: PlainDETR from {args.src}, backbone from '
+        f'{meta["backbone_checkpoint"]}; test it:\n'
+        f'tools/dist_test.sh {args.head_config} {args.dst} <num_gpus>'
+    )
     return 0
 
 

@@ -16,6 +16,7 @@ import vitspec  # noqa: F401  (registers)
 from tests.shrink_config import cpu_optim_wrapper
 from tests.utils import ROOT
 
+# the Mask R-CNN configs (the DETR-family ones: tests/configs/test_plain_detr_configs.py)
 COCO = sorted(p.relative_to(ROOT) for p in (ROOT / 'configs/coco').glob('mask-rcnn_*.py'))
 DEMO = sorted(p.relative_to(ROOT) for p in (ROOT / 'configs/demo').glob('mask-rcnn_*.py'))
 VITDET = {  # size: (global blocks, drop path, layer decay)

@@ -23,12 +23,17 @@ PUBLISHED = {
     '_base_/schedules/schedule_demo.py': 50,
     '_base_/schedules/schedule_eomt_39k.py': 1500,  # tue-mps/eomt: the backbone's 500 + 1000
     '_base_/schedules/schedule_eomt_20k.py': 1500,
+    '_base_/schedules/schedule_eomt_89k.py': 1500,
+    'coco/eomt_vit-s16-dinov2-reg4_4xb4-177k_coco-panoptic-640x640.py': 1500,
+    'coco/eomt_vit-b16-dinov2-reg4_4xb4-177k_coco-panoptic-640x640.py': 1500,
     '_base_/recipes/vit-adapter-m2f_16xb1-80k_ade20k-896x896.py': 1500,  # ViT-Adapter M2F 896
     '_base_/schedules/schedule_dinov3_m2f_20k.py': 1500,  # DINOv3 D.10: 1.5k warm-up
     'ade20k/upernet_vit-l16-mae_f2p_8xb2-amp-160k_ade20k-512x512.py': 3000,  # mmseg BEiT-L
     'ade20k/upernet_vit-l16-deit3_f2p_8xb2-amp-160k_ade20k-512x512.py': 3000,  # mmseg BEiT-L
     'demo/lin4_specvit-tiny-p8_2xb2-100it_demo-nyu-112x144.py': 20,
     'demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-800it_demo-coco-160x160.py': 50,
+    '_base_/schedules/schedule_plain-detr_12e.py': 1000,  # impiga/Plain-DETR --warmup 1000
+    'demo/plain-detr_specvit-tiny-p8_2xb4-800it_demo-coco-160x160.py': 50,
     'coco/dino-4scale_vit-l16-mae_simplefpn_8xb2-12e_coco-1333x800.py': 250,  # detrex ViT-L
     'coco/dino-4scale_vit-l16-mae_simplefpn_8xb2-50e_coco-1333x800.py': 250,
     'demo/dino-4scale_specvit-tiny-p8_simplefpn_1xb4-300it_demo-coco-128x128.py': 20,

@@ -69,3 +69,26 @@ def test_lora_inference_follows_its_parameters():
         layer(x, 1).square().sum().backward()
         torch.optim.SGD(layer.parameters(), lr=0.1).step()
         layer.zero_grad()
+
+
+@pytest.mark.parametrize('same_bias', [True, False])
+def test_lora_inference_at_init_is_the_shared_linear_plus_the_bias_difference(same_bias):
+    """With B = 0 inference adds no GEMM: the output is F.linear's bit for bit (plus the bias
+    difference on the CLS rows); once B moves, the merged CLS weight takes over."""
+    torch.manual_seed(0)
+    layer = SpecializedLinear(8, 6, lora_rank=2)
+    if not same_bias:
+        nn.init.normal_(layer.cls_bias)
+    x = torch.randn(2, 5, 8)
+    expected = nn.functional.linear(x, layer.weight, layer.bias)
+    expected[:, :1] += layer.cls_bias - layer.bias
+    with torch.no_grad():
+        inferred = layer(x, 1)
+        assert torch.equal(inferred[:, 1:], expected[:, 1:])
+        if same_bias:
+            assert torch.equal(inferred, expected)
+        torch.testing.assert_close(inferred, expected)
+        layer.cls_lora_b.normal_()
+        moved = layer(x, 1)
+    assert not torch.allclose(moved[:, :1], inferred[:, :1])
+    torch.testing.assert_close(moved, layer(x, 1).detach())

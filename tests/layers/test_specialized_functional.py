@@ -76,3 +76,33 @@ def test_backward_needs_no_copy_of_the_gradient(op):
         out = specialized_linear(x, w, b, w, b, 1)
     assert type(out.grad_fn).__name__ != 'CopySlices'
     assert out.grad_fn.next_functions[0][0].variable is x
+
+
+@pytest.mark.parametrize('op', ['norm', 'scale_add'])
+@pytest.mark.parametrize('num_cls', [1, 3])
+@pytest.mark.parametrize('autocast', [False, True])
+def test_without_autograd_the_output_is_the_recorded_one_bit_for_bit(op, num_cls, autocast):
+    """No gradient recorded (inference, a frozen backbone): the same kernels without the autograd
+    Function, and the same values."""
+    torch.manual_seed(0)
+    x, params = torch.randn(2, 6, 5), [torch.randn(5) for _ in range(4)]
+    if op == 'norm':
+
+        def call(*a):
+            return specialized_layer_norm(a[0], *a[1:], 1e-6, num_cls)
+    else:
+
+        def call(*a):
+            return specialized_scale_add(
+                torch.randn(2, 6, 5, generator=torch.Generator().manual_seed(1)), *a, num_cls
+            )
+
+        params = params[:2]
+    with torch.autocast('cpu', torch.bfloat16, enabled=autocast):
+        recorded = call(x.requires_grad_(), *params)
+        assert recorded.grad_fn is not None
+        frozen = call(x.detach(), *params)
+        with torch.no_grad():
+            inferred = call(x, *params)
+    assert frozen.grad_fn is None and inferred.grad_fn is None
+    assert torch.equal(recorded, frozen) and torch.equal(recorded, inferred)

@@ -87,6 +87,9 @@ def test_every_released_head_has_a_converter_into_its_config(ledger):
     rows = {r['id']: r for r in ledger['rows']}
     for head in ledger['released_heads']:
         cfg = load_config(str(ROOT / rows[head['row']]['config']))
+        if head['format'] == 'dinov3-detr':  # a whole detector head: PlainDETR's own format
+            assert cfg.model.type == 'PlainDETR', head['row']
+            continue
         assert (head['format'], cfg.model.decode_head.type) in HEAD_FORMATS, head['row']
 
 
@@ -111,3 +114,14 @@ def test_an_entry_of_an_unknown_row_is_refused(tmp_path):
     ledger = dict(datasets=['nyu'], rows=[], sources={'s': 'somewhere'})
     with pytest.raises(LedgerError, match="no ledger row 'dinov2-nyu-lin9-vits14'"):
         read_released_heads(tmp_path / 'reproductions.yaml', ledger)
+
+
+def test_dinov3s_detector_is_the_file_its_hub_loads(ledger):
+    """hub/detectors.py loads {_DINOV3_BASE_URL}/{backbone}/{backbone}_coco2017_detr_head-{hash}.pth
+    with hash b0235ff7 into its PlainDETRReParam."""
+    (head,) = [h for h in ledger['released_heads'] if h['format'] == 'dinov3-detr']
+    assert head['row'] == 'dinov3-coco-plain-detr-vit7b16'
+    assert head['url'] == (
+        'https://dl.fbaipublicfiles.com/dinov3/dinov3_vit7b16/'
+        'dinov3_vit7b16_coco2017_detr_head-b0235ff7.pth'
+    )

@@ -7,7 +7,7 @@ import numpy as np
 from .scene import generate_scene
 from .world import STYLES
 
-GENERATOR_VERSION = 2  # 2: the COCO files list all 80 COCO categories
+GENERATOR_VERSION = 3  # 2: the COCO files list all 80 COCO categories; 3: COCO panoptic
 KITTI_FOCAL = 721.5377  # the value BTS-style split files carry (KITTI's P_rect_02 focal)
 
 

@@ -1,9 +1,11 @@
-"""The demo scenes in COCO's layout: images and instances_*.json with polygon masks."""
+"""The demo scenes in COCO's layout: images and instances_*.json with polygon masks, and the
+same scenes as COCO panoptic (panoptic_*.json and PNGs, `coco_panoptic`)."""
 
 import numpy as np
 
 from .boundaries import mask_to_polygons
 from .catalog import GENERATOR_VERSION, SPLITS, iter_scenes
+from .coco_panoptic import panoptic_categories, panoptic_segments, write_panoptic_png
 from .files import save_jpeg, write_json
 
 # COCO 2017's 80 categories as its instances_*.json list them (ids with COCO's gaps; each
@@ -70,7 +72,8 @@ def write_coco(root, counts, seed, progress):
     first_id = {'train': 1, 'val': 1_000_001}  # ids stay unique across the two splits
     for split in SPLITS:
         folder = f'{split}2017'
-        images, annotations = [], []
+        images, annotations, panoptic = [], [], []
+        next_segment_id = 1
         for index, scene, _ in iter_scenes('coco', split, counts[split], seed, progress):
             image_id = first_id[split] + index
             file_name = f'{image_id:012d}.jpg'
@@ -89,9 +92,25 @@ def write_coco(root, counts, seed, progress):
                 }
             )
             annotations += coco_annotations(scene, image_id, first_id[split] + len(annotations))
+            ids, segments = panoptic_segments(
+                scene, next_segment_id, COCO_IDS, COCO_MIN_VISIBLE_AREA
+            )
+            next_segment_id += len(segments)
+            png_name = file_name.replace('.jpg', '.png')
+            write_panoptic_png(ids, root / 'annotations' / f'panoptic_{folder}' / png_name)
+            panoptic.append(
+                {'image_id': image_id, 'file_name': png_name, 'segments_info': segments}
+            )
         write_json(
             coco_document(images, annotations, seed),
             root / 'annotations' / f'instances_{folder}.json',
+        )
+        write_json(
+            {
+                **coco_document(images, panoptic, seed),
+                'categories': panoptic_categories(COCO_CATEGORIES),
+            },
+            root / 'annotations' / f'panoptic_{folder}.json',
         )
 
 

@@ -215,27 +215,36 @@ class SpecializedLinear(_Specialized):
     def _inference(self, x: torch.Tensor, num_cls: int) -> torch.Tensor:
         """Without autograd: ``F.linear`` on all tokens (under autocast with autocast's cached
         weight cast), then the CLS rows from CLS parameters formed once in the output's dtype
-        and kept while the parameters stay as they are. Full form: ``cls_weight``, ``cls_bias``;
-        LoRA: the differences ``B A`` and ``cls_bias - bias`` added to the rows, so that B = 0
-        still gives ``F.linear``'s output bit for bit."""
+        and kept while the parameters stay as they are: ``cls_weight`` (LoRA: ``weight + B A``,
+        merged) and ``cls_bias``, one GEMM written over the rows. LoRA with B = 0 (at init) adds
+        only the bias difference, so its output is ``F.linear``'s plus that, bit for bit."""
         out = F.linear(x, self.weight, self.bias)
         if self.lora_rank:
-            params = (self.cls_lora_a, self.cls_lora_b, self.bias, self.cls_bias)
+            params = (self.weight, self.cls_lora_a, self.cls_lora_b, self.bias, self.cls_bias)
         else:
             params = (self.cls_weight, self.cls_bias)
         weight, bias = self._inference_cache.get(
             out.dtype, params, lambda: self._cls_parameters(out.dtype)
         )
-        rows, x_cls = out.narrow(1, 0, num_cls), x.narrow(1, 0, num_cls).to(out.dtype)
-        linear_into(rows, x_cls, weight, bias, accumulate=bool(self.lora_rank))
+        rows = out.narrow(1, 0, num_cls)
+        if weight is None:
+            if bias is not None:
+                rows.add_(bias)
+            return out
+        linear_into(rows, x.narrow(1, 0, num_cls).to(out.dtype), weight, bias)
         return out
 
+    @torch.no_grad()
     def _cls_parameters(self, dtype: torch.dtype):
+        """The CLS rows' (weight, bias) in ``dtype``; for LoRA with B = 0, (None, the bias
+        difference or None)."""
+        bias = None if self.cls_bias is None else self.cls_bias.to(dtype)
         if not self.lora_rank:
-            bias = None if self.cls_bias is None else self.cls_bias.to(dtype)
             return self.cls_weight.to(dtype), bias
-        bias = None if self.bias is None else (self.cls_bias - self.bias).to(dtype)
-        return (self.cls_lora_b @ self.cls_lora_a).to(dtype), bias
+        if not self.cls_lora_b.any():
+            has_shift = bias is not None and not torch.equal(self.cls_bias, self.bias)
+            return None, (self.cls_bias - self.bias).to(dtype) if has_shift else None
+        return (self.weight + self.cls_lora_b @ self.cls_lora_a).to(dtype), bias
 
     def extra_repr(self) -> str:
         return (

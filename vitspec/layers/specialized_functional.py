@@ -121,11 +121,7 @@ class _SpecializedScaleAdd(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, residual, x, gamma, cls_gamma, num_cls):
-        out = torch.addcmul(residual, x, gamma)
-        rows = out.narrow(1, 0, num_cls)
-        _into(
-            rows, torch.addcmul, residual.narrow(1, 0, num_cls), x.narrow(1, 0, num_cls), cls_gamma
-        )
+        out = _scale_add(residual, x, gamma, cls_gamma, num_cls)
         ctx.save_for_backward(x, gamma, cls_gamma)
         ctx.num_cls = num_cls
         return out
@@ -144,9 +140,31 @@ class _SpecializedScaleAdd(torch.autograd.Function):
         return dy, dx.to(x.dtype), d_shared.to(gamma.dtype), d_cls.to(cls_gamma.dtype), None
 
 
+def _scale_add(residual, x, gamma, cls_gamma, num_cls):
+    out = torch.addcmul(residual, x, gamma)
+    rows = out.narrow(1, 0, num_cls)
+    _into(rows, torch.addcmul, residual.narrow(1, 0, num_cls), x.narrow(1, 0, num_cls), cls_gamma)
+    return out
+
+
+def _layer_norm(x, weight, bias, cls_weight, cls_bias, eps, num_cls):
+    out = F.layer_norm(x, weight.shape, weight, bias, eps)
+    cls = F.layer_norm(x.narrow(1, 0, num_cls), weight.shape, cls_weight, cls_bias, eps)
+    out.narrow(1, 0, num_cls).copy_(cls)
+    return out
+
+
+def _records_grad(*tensors) -> bool:
+    """Whether autograd records this call; where it does not (inference, a frozen backbone) the
+    ops run without an autograd Function, whose call costs more than its small CLS-row ops."""
+    return torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
+
+
 def specialized_scale_add(residual, x, gamma, cls_gamma, num_cls):
     """``residual + x * scale`` for tokens (B, N, D), the scale ``cls_gamma`` on the first
     `num_cls` tokens and ``gamma`` on the rest (a skip connection after a LayerScale)."""
+    if not _records_grad(residual, x, gamma, cls_gamma):
+        return _scale_add(residual, x, gamma, cls_gamma, num_cls)
     return _SpecializedScaleAdd.apply(residual, x, gamma, cls_gamma, num_cls)
 
 
@@ -176,6 +194,8 @@ def _into(out, op, *args):
 
 def specialized_layer_norm(x, weight, bias, cls_weight, cls_bias, eps, num_cls):
     """LayerNorm over the last dim of tokens (B, N, D), the first `num_cls` with the cls_ affine."""
+    if not _records_grad(x, weight, bias, cls_weight, cls_bias):
+        return _layer_norm(x, weight, bias, cls_weight, cls_bias, eps, num_cls)
     return _SpecializedLayerNorm.apply(x, weight, bias, cls_weight, cls_bias, eps, num_cls)
 
 

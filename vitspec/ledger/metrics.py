@@ -15,6 +15,8 @@ LEDGER_METRICS = {
     # mmdet 3.3.0 CocoMetric (prefix 'coco'): AP as a fraction; papers publish AP points
     'box AP': LoggedMetric('coco/bbox_mAP', 100.0),
     'mask AP': LoggedMetric('coco/segm_mAP', 100.0),
+    # vitspec PanopticQualityMetric (prefix 'coco_panoptic'): in %, as mmdet's CocoPanopticMetric
+    'PQ': LoggedMetric('coco_panoptic/PQ', 1.0),
 }
 
 

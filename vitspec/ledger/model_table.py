@@ -15,6 +15,7 @@ METHODS = {
     'upernet': 'UPerNet',
     'mask-rcnn': 'Mask R-CNN (ViTDet)',
     'dino-4scale': 'DINO (4 scales, simple pyramid)',
+    'plain-detr': 'Plain-DETR (DINOv3)',
     'lin1': 'DINOv2 lin.1',
     'lin4': 'DINOv2 lin.4',
     'dpt': 'DPT',

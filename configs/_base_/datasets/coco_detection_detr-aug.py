@@ -1,9 +1,10 @@
-# COCO 2017 boxes with DETR's augmentation, as detrex trains DINO (IDEA-Research/detrex
-# configs/common/data/coco_detr.py, DetrDatasetMapper): flip, then with probability 1/2 either a
-# shortest-edge resize to one of 480-800 (step 32, long side at most 1333), or a resize to
-# 400 / 500 / 600, a random 384-600 crop and the same 480-800 resize; test: shortest edge 800,
-# long side at most 1333. In mmdet's configs/dino/dino-4scale_r50_8xb2-12e_coco.py layout; total
-# batch 16 (detrex dataloader.train.total_batch_size = 16) = 8 GPUs x 2.
+# COCO 2017 boxes with DETR's augmentation, as Plain-DETR trains (impiga/Plain-DETR
+# datasets/coco.py make_coco_transforms): flip; then either a random short side of 480-800 (step
+# 32, long side at most 1333) or a random short side of 400 / 500 / 600, a random crop of 384-600
+# and the same 480-800 resize; test: short side 800, long side at most 1333. mmdet's DETR configs
+# write the same pipeline this way (open-mmlab/mmdetection configs/detr/detr_r50_8xb2-150e_coco.py).
+# Batch 16 = 16 GPUs x 1 image (impiga/Plain-DETR README.md, "Most of our experiments are
+# conducted on 16 GPUs with 1 image per GPU"). Boxes only.
 dataset_type = 'CheckedCocoDataset'
 data_root = 'data/coco/'
 scales = [(s, 1333) for s in range(480, 801, 32)]
@@ -16,7 +17,6 @@ train_pipeline = [
         transforms=[
             [dict(type='RandomChoiceResize', scales=scales, keep_ratio=True)],
             [
-                # detectron2's ResizeShortestEdge((400, 500, 600)) has no long-side limit
                 dict(
                     type='RandomChoiceResize',
                     scales=[(400, 4200), (500, 4200), (600, 4200)],
@@ -44,17 +44,17 @@ test_pipeline = [
     ),
 ]
 train_dataloader = dict(
-    batch_size=2,
+    batch_size=1,
     num_workers=2,
     persistent_workers=True,
-    sampler=dict(type='InfiniteSampler', shuffle=True),
+    sampler=dict(type='DefaultSampler', shuffle=True),
+    batch_sampler=dict(type='AspectRatioBatchSampler'),
     dataset=dict(
         type=dataset_type,
         data_root=data_root,
         ann_file='annotations/instances_train2017.json',
         data_prefix=dict(img='train2017/'),
-        # get_detection_dataset_dicts(filter_empty=True): images without annotations are left out
-        filter_cfg=dict(filter_empty_gt=True),
+        filter_cfg=dict(filter_empty_gt=False),
         pipeline=train_pipeline,
     ),
 )

@@ -7,9 +7,14 @@
 # schedule where it differs (ViT-L: warmup; 50 epochs).
 _base_ = [
     '../models/dino-4scale_specvit_simplefpn.py',
-    '../datasets/coco_detection_detr-aug.py',
+    '../datasets/coco_detection_detr-aug.py',  # detrex configs/common/data/coco_detr.py's pipeline
     '../runtime_det.py',
 ]
+train_dataloader = dict(
+    batch_size=2,  # dataloader.train.total_batch_size = 16: 8 GPUs x 2
+    # detrex get_detection_dataset_dicts(filter_empty=True): images without annotations left out
+    dataset=dict(filter_cfg=dict(filter_empty_gt=True)),
+)
 # dino_vitdet.py ViT(...) on detectron2/modeling/backbone/vit.py, the backbone of ViTDet's Mask
 # R-CNN recipe (mask-rcnn_vitdet_simplefpn_*.py vitdet_backbone): img_size=1024, window 14,
 # use_rel_pos=True, no CLS token, no final norm; out_feature='last_feat'. Its square_pad=1024 is

@@ -1,15 +1,18 @@
 """EoMT, the encoder-only mask transformer (arXiv 2503.19108), in one package: the segmentor,
 its network on SpecViT, the mask module, the loss, the query blocks, the released-checkpoint
-format and the mask-annealing hook. Importing it registers EoMT and MaskAnnealingHook."""
+format, the mask-annealing hook and the panoptic / instance detector. Importing it registers
+EoMT, EoMTPanoptic and MaskAnnealingHook."""
 
 from .mask_annealing import MaskAnnealingHook
 from .network import EoMTNetwork
+from .panoptic import EoMTPanoptic
 from .query_block import QueryAttention, QueryBlock, attach_query_parts
 from .segmentor import EoMT
 
 __all__ = [
     'EoMT',
     'EoMTNetwork',
+    'EoMTPanoptic',
     'MaskAnnealingHook',
     'QueryAttention',
     'QueryBlock',

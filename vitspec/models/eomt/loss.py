@@ -131,12 +131,27 @@ class MaskClassificationLoss(nn.Module):
     ) -> Dict[str, Tensor]:
         """Losses of every layer's ``(B, Q, h, w)`` mask and ``(B, Q, K + 1)`` class logits
         against the ``gt_sem_seg`` of ``batch_data_samples``."""
+        gt_instances, img_metas = self._seg_data_to_instance_data(batch_data_samples)
+        return self.loss_instances(
+            mask_logits_per_layer, class_logits_per_layer, gt_instances, img_metas
+        )
+
+    def loss_instances(
+        self,
+        mask_logits_per_layer: Sequence[Tensor],
+        class_logits_per_layer: Sequence[Tensor],
+        gt_instances: list,
+        img_metas: List[dict],
+    ) -> Dict[str, Tensor]:
+        """The same losses against per-image ground-truth masks and labels (mmdet
+        ``InstanceData`` with ``labels`` (n,) and ``masks`` (n, H, W) of the padded input):
+        one mask per thing instance and per stuff class for panoptic training (`EoMTPanoptic`),
+        the instances alone for instance segmentation."""
         if len(mask_logits_per_layer) != len(class_logits_per_layer):
             raise ValueError(
                 f'{len(mask_logits_per_layer)} layers of mask logits but '
                 f'{len(class_logits_per_layer)} of class logits'
             )
-        gt_instances, img_metas = self._seg_data_to_instance_data(batch_data_samples)
         device_type = mask_logits_per_layer[-1].device.type
         with torch.autocast(device_type=device_type, enabled=False):
             return self.loss_by_feat(
