@@ -59,7 +59,8 @@ test_dataloader = val_dataloader
 val_evaluator = dict(metric=['bbox'])
 test_evaluator = val_evaluator
 # From scratch: no backbone lr factor (detrex's 0.1 is for a pretrained ViT), a larger lr than
-# detrex's 1e-4, and a looser clip than its 0.1.
+# detrex's 1e-4, and a looser clip than its 0.1. On tools/make_demo_data.py's 200 / 50 images:
+# bbox AP 0.020 after 100 iterations, 0.162 (AP50 0.420) after 300, in 4.6 min on one process.
 max_iters = 300
 optim_wrapper = dict(
     _delete_=True,
