@@ -21,7 +21,7 @@ EXPORTED = {
     'pos_embed_vitdet': dict(pos_embed_interp='vitdet'),
 }
 NOT_EXPORTED = {'token_graying_svd'}  # no ONNX operator for an SVD (vitspec/export/limits.py)
-FIXED_SIZE = {'rel_pos_table', 'windowed_attention'}
+FIXED_SIZE = {'rel_pos_table'}
 SIZE = (32, 40)  # the toy's img_size is 32: a 4 x 5 grid, resampled from 4 x 4
 OTHER_SIZES = [(45, 29), (32, 32)]  # not a multiple of the patch; the table's own grid
 

@@ -139,3 +139,15 @@ def test_the_tool_takes_heads(segmenter_checkpoint, depth_on_the_same_backbone, 
         infer.main([*argv, '--out', str(out)])  # one head
     parser = argparse.ArgumentParser()
     assert infer.head_paths(['a.pth', 'b.py', 'b.pth'], parser) == ([None, 'b.py'], ['a.pth', 'b.pth'])
+
+
+def test_eomt_has_no_backbone_apart_from_its_head():
+    from tests.inference.demo_checkpoints import EOMT
+    from vitspec.config.load import load_config
+    from vitspec.inference.model_loading import SEGMENTATION, LoadedModel, build_model
+    from vitspec.inference.multi_head import check_has_own_backbone
+
+    cfg = load_config(str(EOMT))
+    eomt = LoadedModel(build_model(cfg), cfg, SEGMENTATION, {}, 'eomt.pth')
+    with pytest.raises(ConfigError, match='eomt.pth: a EoMT has no backbone apart'):
+        check_has_own_backbone(eomt)

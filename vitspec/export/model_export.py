@@ -11,6 +11,7 @@ from .exportable import exportable_copy
 from .graphs import graph_for
 from .limits import shape_limits
 from .onnx_file import example_input, export_onnx
+from .rel_pos_lookup import rel_pos_for_export
 from .runtime import OnnxModel, max_abs_difference
 
 
@@ -90,7 +91,7 @@ def export_model(
         batch=None if dynamic else batch,
         torch=torch.__version__,
     )
-    with resampling_for_export():
+    with resampling_for_export(), rel_pos_for_export():
         export_onnx(
             graph,
             example_input(traced, 2 if dynamic else batch),  # 2: a batch of 1 is specialized

@@ -104,9 +104,8 @@ def load_heads(
 
 def check_has_own_backbone(head: LoadedModel) -> None:
     model = head.model
-    if head.task not in (SEGMENTATION, DEPTH) or not isinstance(
-        getattr(model, 'backbone', None), torch.nn.Module
-    ):
+    # a submodule of its own: EoMT's ``backbone`` is a property (its network's ViT)
+    if head.task not in (SEGMENTATION, DEPTH) or 'backbone' not in model._modules:
         raise ConfigError(
             f'{head.checkpoint}: a {type(model).__name__} has no backbone apart from its head '
             f'(EoMT runs its queries inside the backbone; detectors are not supported), so it '
