@@ -112,7 +112,9 @@ def main_heads(args, device):
         args.checkpoints, args.configs, device, args.input_of, not args.no_config_check
     )
     described = ', '.join(f'{n} ({h.task})' for n, h in zip(multi.names, multi.heads))
-    print(f'{len(multi.heads)} heads on one backbone on {device}: {described}; {len(paths)} image(s)')
+    print(
+        f'{len(multi.heads)} heads on one backbone on {device}: {described}; {len(paths)} image(s)'
+    )
     return predict_files_heads(
         multi, paths, args.out, batch_size=args.batch, amp=args.amp, npy=args.npy,
         overwrite=args.overwrite,

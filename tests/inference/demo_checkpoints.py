@@ -40,7 +40,7 @@ def save_demo_checkpoint(
     model = build_model(cfg)
     model.init_weights()
     if backbone_from is not None:
-        state = safe_torch_load(str(backbone_from))["state_dict"]
+        state = safe_torch_load(str(backbone_from))['state_dict']
         backbone = {k[len('backbone.') :]: v for k, v in state.items() if k.startswith('backbone.')}
         model.backbone.load_state_dict(backbone)
     dataset = cfg.test_dataloader.dataset

@@ -128,17 +128,24 @@ def test_another_input_is_refused_unless_one_head_prepares_it(
     assert depth.pred_depth_map.data.shape[1:] == bgr.shape[:2]
 
 
-def test_the_tool_takes_heads(segmenter_checkpoint, depth_on_the_same_backbone, nyu_images, tmp_path):
+def test_the_tool_takes_heads(
+    segmenter_checkpoint, depth_on_the_same_backbone, nyu_images, tmp_path
+):
     infer = load_tool('infer')
     out = tmp_path / 'out'
     argv = [str(nyu_images[0]), '--heads', str(segmenter_checkpoint)]
     assert infer.main([*argv, str(depth_on_the_same_backbone), '--out', str(out)]) == 0
     assert (out / segmenter_checkpoint.parent.name / 'bookstore_0001d_00001_labels.png').is_file()
-    assert (out / depth_on_the_same_backbone.parent.name / 'bookstore_0001d_00001_depth.png').is_file()
+    assert (
+        out / depth_on_the_same_backbone.parent.name / 'bookstore_0001d_00001_depth.png'
+    ).is_file()
     with pytest.raises(SystemExit):
         infer.main([*argv, '--out', str(out)])  # one head
     parser = argparse.ArgumentParser()
-    assert infer.head_paths(['a.pth', 'b.py', 'b.pth'], parser) == ([None, 'b.py'], ['a.pth', 'b.pth'])
+    assert infer.head_paths(['a.pth', 'b.py', 'b.pth'], parser) == (
+        [None, 'b.py'],
+        ['a.pth', 'b.pth'],
+    )
 
 
 def test_eomt_has_no_backbone_apart_from_its_head():

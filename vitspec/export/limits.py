@@ -49,7 +49,7 @@ DEFORMABLE_ATTENTION_BLOCKED = (
     '(mmcv/ops/multi_scale_deform_attn.py), a branch on the values of a tensor '
     '(GuardOnDataDependentSymNode), with a fixed image size too; its CUDA kernel has no ONNX '
     "operator either (only mmdeploy's custom TensorRT op). Tried on the demo ViT-Adapter + "
-    'Mask2Former; exporting it means rewriting the attention with the levels\' sizes as Python '
+    "Mask2Former; exporting it means rewriting the attention with the levels' sizes as Python "
     'ints and grid_sample, as mmdeploy does'
 )
 

@@ -83,9 +83,7 @@ def load_heads(
         raise ConfigError(f'{len(configs)} configs for {len(checkpoints)} checkpoints')
     if input_from is not None and not 0 <= input_from < len(checkpoints):
         raise ConfigError(f'input_from={input_from}: there are {len(checkpoints)} heads')
-    heads = [
-        load_model(ckpt, cfg, device, check_config) for ckpt, cfg in zip(checkpoints, configs)
-    ]
+    heads = [load_model(ckpt, cfg, device, check_config) for ckpt, cfg in zip(checkpoints, configs)]
     for head in heads:
         check_has_own_backbone(head)
     first = heads[0]
@@ -94,7 +92,9 @@ def load_heads(
     first_state = first.model.backbone.state_dict()
     for head, prepared in zip(heads[1:], inputs[1:]):
         names = (first.checkpoint, head.checkpoint)
-        check_same_backbone_config(first.cfg.model.backbone, head.cfg.model.backbone, names, registry)
+        check_same_backbone_config(
+            first.cfg.model.backbone, head.cfg.model.backbone, names, registry
+        )
         check_same_backbone_weights(first_state, head.model.backbone.state_dict(), names)
         if input_from is None:
             check_same_input(inputs[0], prepared, names)
@@ -123,7 +123,9 @@ def share_backbone(heads: List[LoadedModel], registry, device) -> SharedBackbone
         for head in heads:
             head.model.backbone = BackboneView(shared)
         return shared
-    wanted = [(list(h.model.backbone.out_indices), h.model.backbone.output_cls_token) for h in heads]
+    wanted = [
+        (list(h.model.backbone.out_indices), h.model.backbone.output_cls_token) for h in heads
+    ]
     union = sorted({i for indices, _ in wanted for i in indices})
     cfg = dict(first.cfg.model.backbone, out_indices=union, init_cfg=None)
     cfg['output_cls_token'] = any(cls for _, cls in wanted)
