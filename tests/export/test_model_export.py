@@ -19,6 +19,10 @@ EXPORTED = {
     # DINOv2's configs resample the position embedding by DINOv2's own rule
     'pos_embed_dinov2': dict(pos_embed_interp='dinov2', num_register_tokens=4),
     'pos_embed_vitdet': dict(pos_embed_interp='vitdet'),
+    # without LayerScale's 1e-5 on the attention branch, where a wrong window mask shows
+    'windowed_attention_no_layer_scale': dict(
+        window_size=2, global_attn_indexes=(1,), rel_pos_bias='decomposed'
+    ),
 }
 NOT_EXPORTED = {'token_graying_svd'}  # no ONNX operator for an SVD (vitspec/export/limits.py)
 FIXED_SIZE = {'rel_pos_table'}
@@ -73,3 +77,7 @@ def test_tracing_avoids_the_position_embeddings_own_grid():
     assert tracing_size(model, (32, 32)) == (40, 40)
     assert tracing_size(model, (29, 32)) == (37, 40)  # ceil(29 / 8) = 4 as well
     assert tracing_size(model, (32, 40)) == (32, 40)
+    windowed = build_toy('windowed_attention')  # windows of 2 x 2 cells
+    assert tracing_size(windowed, (32, 48)) == (40, 48)  # a 4 x 6 grid would need no padding
+    assert tracing_size(windowed, (32, 32)) == (40, 40)  # the table's grid, then 5 x 5
+    assert tracing_size(windowed, (32, 40)) == (32, 40)

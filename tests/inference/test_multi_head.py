@@ -158,3 +158,18 @@ def test_eomt_has_no_backbone_apart_from_its_head():
     eomt = LoadedModel(build_model(cfg), cfg, SEGMENTATION, {}, 'eomt.pth')
     with pytest.raises(ConfigError, match='eomt.pth: a EoMT has no backbone apart'):
         check_has_own_backbone(eomt)
+
+
+def test_under_autocast_each_head_predicts_as_alone(
+    segmenter_checkpoint, depth_on_the_same_backbone, nyu_images
+):
+    multi = load_heads([segmenter_checkpoint, depth_on_the_same_backbone])
+    bgr = read_image(find_images([nyu_images[0]])[0]).bgr
+    outputs = MultiHeadPredictor(multi, amp=True).predict([bgr])
+    seg_name, depth_name = multi.names
+    seg_alone = Predictor(load_model(segmenter_checkpoint), amp=True).predict([bgr])[0]
+    depth_alone = Predictor(load_model(depth_on_the_same_backbone), amp=True).predict([bgr])[0]
+    torch.testing.assert_close(outputs[seg_name][0].seg_logits.data, seg_alone.seg_logits.data)
+    torch.testing.assert_close(
+        outputs[depth_name][0].pred_depth_map.data, depth_alone.pred_depth_map.data
+    )
