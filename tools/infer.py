@@ -2,11 +2,18 @@
 
     python tools/infer.py [CONFIG] CHECKPOINT INPUTS... --out DIR [--overwrite] [--amp]
         [--batch N] [--device DEVICE] [--npy] [--slide [--window H W] [--overlap F]] [--fp32]
+    python tools/infer.py INPUTS... --heads [CONFIG] CHECKPOINT [CONFIG] CHECKPOINT... --out DIR
+        [--input-of K] [...]
 
 CHECKPOINT alone uses the config it was trained with (saved in it); a CONFIG (a .py file or
 vitspec::<path>) given before it is checked against that one, as tools/test.py does. INPUTS are
 image files, folders, glob patterns (quoted) or .txt files listing paths. Outputs per task and
 their formats: docs/inference.md.
+
+--heads: several heads trained on one frozen backbone (their checkpoints' backbones are
+checked equal), the backbone run once per batch; each head's files go into DIR/<the folder of
+its checkpoint>/. --input-of K feeds every head the input head K prepares (0-based) when their
+test pipelines or data preprocessors differ.
 """
 
 import argparse
@@ -15,7 +22,14 @@ import sys
 import torch
 
 from vitspec.errors import VitspecError
-from vitspec.inference import find_images, load_model, predict_files, prepare_output_dir
+from vitspec.inference import (
+    find_images,
+    load_heads,
+    load_model,
+    predict_files,
+    predict_files_heads,
+    prepare_output_dir,
+)
 
 
 def parse_args(argv=None):
@@ -39,7 +53,24 @@ def parse_args(argv=None):
     parser.add_argument('--window', type=int, nargs=2, metavar=('H', 'W'), help='--slide window')
     parser.add_argument('--overlap', type=float, default=1 / 3, help='--slide overlap (fraction)')
     parser.add_argument('--no-config-check', action='store_true', help='use CONFIG as given')
+    parser.add_argument(
+        '--heads',
+        nargs='+',
+        metavar='[CONFIG] CHECKPOINT',
+        help='several heads on one frozen backbone (then every positional path is an input)',
+    )
+    parser.add_argument(
+        '--input-of', type=int, default=None, metavar='K', help='--heads: head K prepares the input'
+    )
     args = parser.parse_args(argv)
+    if args.heads:
+        if args.slide:
+            parser.error('--slide with --heads: not supported yet')
+        args.configs, args.checkpoints = head_paths(args.heads, parser)
+        args.inputs = args.paths
+        return args
+    if args.input_of is not None:
+        parser.error('--input-of goes with --heads')
     config, rest = split_paths(args.paths)
     if len(rest) < 2:
         parser.error('give a CHECKPOINT and at least one input')
@@ -55,11 +86,51 @@ def split_paths(paths):
     return None, paths
 
 
+def head_paths(paths, parser):
+    """--heads' (configs, checkpoints): each checkpoint with the config just before it, if any."""
+    configs, checkpoints, config = [], [], None
+    for path in paths:
+        if path.endswith('.py') or path.startswith('vitspec::'):
+            if config is not None:
+                parser.error(f'--heads: two configs in a row ({config}, {path})')
+            config = path
+        else:
+            configs.append(config)
+            checkpoints.append(path)
+            config = None
+    if config is not None:
+        parser.error(f'--heads: config {config} without its checkpoint after it')
+    if len(checkpoints) < 2:
+        parser.error('--heads takes two checkpoints or more')
+    return configs, checkpoints
+
+
+def main_heads(args, device):
+    paths = find_images(args.inputs)
+    prepare_output_dir(args.out, args.overwrite)
+    multi = load_heads(
+        args.checkpoints, args.configs, device, args.input_of, not args.no_config_check
+    )
+    described = ', '.join(f'{n} ({h.task})' for n, h in zip(multi.names, multi.heads))
+    print(
+        f'{len(multi.heads)} heads on one backbone on {device}: {described}; {len(paths)} image(s)'
+    )
+    return predict_files_heads(
+        multi, paths, args.out, batch_size=args.batch, amp=args.amp, npy=args.npy,
+        overwrite=args.overwrite,
+    )  # fmt: skip
+
+
 def main(argv=None):
     args = parse_args(argv)
     device = args.device or ('cuda' if torch.cuda.is_available() else 'cpu')
     slide = dict(window=tuple(args.window) if args.window else None, overlap=args.overlap)
     try:
+        if args.heads:
+            summary = main_heads(args, device)
+            print('\n'.join(summary.lines()))
+            print(f'outputs in {args.out}/<head>/')
+            return 0 if summary.written else 1
         paths = find_images(args.inputs)
         prepare_output_dir(args.out, args.overwrite)  # refused before the model loads
         loaded = load_model(args.checkpoint, args.config, device, not args.no_config_check)

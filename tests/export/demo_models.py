@@ -9,6 +9,10 @@ from vitspec.inference.model_loading import build_model
 
 DEMO_SEG = ROOT / 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
 DEMO_DEPTH = ROOT / 'configs/demo/lin4_specvit-tiny-p8_2xb2-100it_demo-nyu-112x144.py'
+DEMO_EOMT = ROOT / 'configs/demo/eomt_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
+DEMO_ADAPTER = (
+    ROOT / 'configs/demo/mask2former_specvit-tiny-p8-adapter_2xb4-500it_demo-ade20k-128x128.py'
+)
 
 
 def demo_model(config):

@@ -6,6 +6,7 @@ import numpy as np
 import torch
 from mmseg.structures import SegDataSample
 
+from tests.export.demo_models import DEMO_EOMT, demo_model
 from vitspec.export import OnnxModel, export_model
 from vitspec.export.graphs import BackboneGraph, graph_for
 
@@ -43,6 +44,23 @@ def test_segmentation_end_to_end(demo_segmentor, tmp_path):
         for i, sample in enumerate(mmseg_test_step(demo_segmentor, images)):
             want = sample.seg_logits.data.numpy()
             assert np.abs(logits[i] - want).max() < SEG_TOLERANCE
+            assert (labels[i] == sample.pred_sem_seg.data[0].numpy()).mean() > 0.999
+
+
+def test_eomt_end_to_end(tmp_path):
+    """EoMT: the queries ride in the SpecViT's last blocks, the mask module and the per-pixel
+    class scores follow; one export, the same bounds as the segmenter."""
+    model = demo_model(DEMO_EOMT)
+    exported = export_model(model, tmp_path / 'eomt.onnx', TRACED, dynamic=True)
+    assert exported.dynamic_size and exported.output_names == ('seg_logits', 'labels')
+    onnx_model = OnnxModel(exported.path)
+    for size, batch in ((TRACED, 2), (SECOND, 1)):
+        images = rgb_images(size, batch, seed=size[0])
+        logits, labels = onnx_model(images)
+        assert logits.shape == (batch, 150, *size) and labels.shape == (batch, *size)
+        for i, sample in enumerate(mmseg_test_step(model, images)):
+            want = sample.seg_logits.data.numpy()
+            assert np.abs(logits[i] - want).max() < SEG_TOLERANCE, size
             assert (labels[i] == sample.pred_sem_seg.data[0].numpy()).mean() > 0.999
 
 

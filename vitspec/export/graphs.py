@@ -1,4 +1,5 @@
-"""The modules that are exported: a SpecViT alone, a segmentor or a depth estimator end to end.
+"""The modules that are exported: a SpecViT alone, a segmentor (EoMT included) or a depth
+estimator end to end.
 
 Every graph takes ``image``: (B, 3, H, W) float32, RGB, pixel values 0-255 for the end-to-end
 models (the backbone graph takes what the backbone takes: normalized pixels).
@@ -11,6 +12,7 @@ from torch import nn
 
 from vitspec.errors import ConfigError
 from vitspec.models import SpecViT
+from vitspec.models.eomt import EoMT
 
 from .padding import center_pad, pad_bottom_right
 
@@ -73,6 +75,9 @@ class _WholeImageGraph(nn.Module):
         self.pad_value = float(getattr(pre, 'pad_val', 0))
         # SpecViT centre-pads to its patch size inside; done here, always (padding.py)
         self.patch_size = model.backbone.patch_size if isinstance(model.backbone, SpecViT) else 0
+        # EoMT's scores cover its (centre-padded) input, where mmseg's heads resize theirs to
+        # img_shape: its image is then the centre of them
+        self.scores_cover_input = isinstance(model, EoMT)
 
     def scores(self, image: torch.Tensor) -> torch.Tensor:
         x = image.flip(1) if self.flip_channels else image
@@ -81,10 +86,14 @@ class _WholeImageGraph(nn.Module):
         H, W = x.shape[-2:]
         x = pad_bottom_right(x, self.pad_size, self.pad_divisor, self.pad_value)
         shape = tuple(x.shape[-2:])
+        top = left = 0
         if self.patch_size:
+            if self.scores_cover_input:
+                top = (-shape[0]) % self.patch_size // 2
+                left = (-shape[1]) % self.patch_size // 2
             x = center_pad(x, self.patch_size)
         metas = [dict(ori_shape=(H, W), img_shape=shape, pad_shape=shape)] * image.shape[0]
-        return self.model.encode_decode(x, metas)[..., :H, :W]
+        return self.model.encode_decode(x, metas)[..., top : top + H, left : left + W]
 
 
 class SegmentationGraph(_WholeImageGraph):

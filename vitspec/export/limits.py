@@ -6,15 +6,24 @@ docs/export.md for the per-technique parity):
   no exporter can write it. Refused.
 - rel_pos_bias='table' (BEiT / MAE) holds one bias per pair of cells of the patch grid it was
   made for: the image size is fixed to that grid (batch stays dynamic).
-- windowed attention (ViTDet): with a symbolic image size the exporter's decomposition fails on
-  a reshape of the windows' output ("Cannot view a tensor ... with strides"); with a fixed
-  image size it exports, batch dynamic.
+- mmcv's MultiScaleDeformableAttention (the ViT-Adapter's injectors and extractors,
+  Mask2Former's pixel decoder): torch.export stops at its
+  ``assert (spatial_shapes[:, 0] * spatial_shapes[:, 1]).sum() == num_value``
+  (mmcv/ops/multi_scale_deform_attn.py), a guard on the values of a tensor
+  (GuardOnDataDependentSymNode), with a fixed image size as with a dynamic one; tried on the demo
+  ViT-Adapter + Mask2Former. Refused.
+- EoMT exports end to end (its queries ride in the last blocks of the SpecViT; the mask module
+  and the per-pixel class scores are plain tensor ops), dynamic batch and size.
+- windowed attention (ViTDet) and the decomposed relative position bias: export with a dynamic
+  size. The bias's lookup (``rel_pos_lookup``) stretches an axis by a symbolic float that the
+  ONNX translation cannot multiply by, and resamples its table only at sizes other than the
+  table's own (a guard); it is exported in an integer form instead (rel_pos_lookup.py).
 - pos_embed_interp='dinov2' (by the scale factor (new + 0.1) / old): the exporter would bake
   the traced scale factor into the graph; it is exported by resize matrices computed in the
   graph instead (dinov2_resampling.py), with a dynamic size.
 Everything else (LayerScale, registers, RoPE, Token Graying 'dct', CLS specialization and its
-LoRA form, class attention, talking heads, layer-wise scaling, SwiGLU, decomposed relative
-position in global blocks, skip ablations) exports with dynamic batch and image size.
+LoRA form, class attention, talking heads, layer-wise scaling, SwiGLU, skip ablations) exports
+with dynamic batch and image size.
 """
 
 from typing import NamedTuple
@@ -33,9 +42,28 @@ class ShapeLimits(NamedTuple):
     reason: str  # why not, when they may not ('' otherwise)
 
 
+DEFORMABLE_ATTENTION_BLOCKED = (
+    "mmcv's MultiScaleDeformableAttention (the ViT-Adapter's injectors and extractors, "
+    "Mask2Former's pixel decoder) does not export: torch.export stops at its "
+    '`assert (spatial_shapes[:, 0] * spatial_shapes[:, 1]).sum() == num_value` '
+    '(mmcv/ops/multi_scale_deform_attn.py), a branch on the values of a tensor '
+    '(GuardOnDataDependentSymNode), with a fixed image size too; its CUDA kernel has no ONNX '
+    "operator either (only mmdeploy's custom TensorRT op). Tried on the demo ViT-Adapter + "
+    "Mask2Former; exporting it means rewriting the attention with the levels' sizes as Python "
+    'ints and grid_sample, as mmdeploy does'
+)
+
+
 def refuse_unsupported(model: nn.Module) -> None:
     """Raise ConfigError for a part no ONNX graph can hold."""
+    try:
+        from mmcv.ops import MultiScaleDeformableAttention
+    except ImportError:  # without mmcv's ops no model holds one
+        MultiScaleDeformableAttention = ()
+
     for name, module in model.named_modules():
+        if isinstance(module, MultiScaleDeformableAttention):
+            raise ConfigError(f'{name}: {DEFORMABLE_ATTENTION_BLOCKED}')
         if isinstance(module, TokenGraying) and module.mode == 'svd':
             raise ConfigError(
                 f"{name}: Token Graying mode='svd' takes a singular value decomposition of each "
@@ -54,12 +82,5 @@ def shape_limits(model: nn.Module) -> ShapeLimits:
                 False,
                 f"{name}: rel_pos_bias='table' holds a bias for each pair of cells of the "
                 f'{module.rel_pos_size} patch grid it was made for, so the image size is fixed',
-            )
-        if getattr(module, 'window_size', 0) and hasattr(module, 'qkv'):
-            return ShapeLimits(
-                False,
-                f'{name}: windowed attention fails to export with a symbolic image size '
-                "(torch 2.14's exporter cannot reshape the windows' output), so the image "
-                'size is fixed',
             )
     return ShapeLimits(True, '')

@@ -11,6 +11,7 @@ from .exportable import exportable_copy
 from .graphs import graph_for
 from .limits import shape_limits
 from .onnx_file import example_input, export_onnx
+from .rel_pos_lookup import rel_pos_for_export
 from .runtime import OnnxModel, max_abs_difference
 
 
@@ -47,15 +48,24 @@ def spec_vit_of(model: nn.Module) -> Optional[nn.Module]:
 def tracing_size(model: nn.Module, size: Sequence[int]) -> Tuple[int, int]:
     """``size``, or one patch larger where its patch grid is the position embedding's own:
     SpecViT skips the resampling there, and a graph traced at that grid would skip it for
-    every size."""
-    size = (int(size[0]), int(size[1]))
+    every size. With windowed attention, also one patch taller while the grid fills its windows
+    exactly: windowed attention masks the padding only where there is some, and a graph traced
+    without would mask it for no size (wrong wherever the windows need padding)."""
+    h, w = int(size[0]), int(size[1])
     vit = spec_vit_of(model)
     if vit is None:
-        return size
+        return (h, w)
     p = vit.patch_size
-    if (math.ceil(size[0] / p), math.ceil(size[1] / p)) == tuple(vit.grid_size):
-        return (size[0] + p, size[1] + p)
-    return size
+    windows = {m.window_size for m in model.modules() if getattr(m, 'window_size', 0) > 1}
+    for _ in range(2 + len(windows)):  # each bump settles one rule; a bump may upset another
+        grid = (math.ceil(h / p), math.ceil(w / p))
+        if grid == tuple(vit.grid_size):
+            h, w = h + p, w + p
+        elif any(grid[0] % ws == 0 and grid[1] % ws == 0 for ws in windows):
+            h += p
+        else:
+            break
+    return (h, w)
 
 
 def export_model(
@@ -90,7 +100,7 @@ def export_model(
         batch=None if dynamic else batch,
         torch=torch.__version__,
     )
-    with resampling_for_export():
+    with resampling_for_export(), rel_pos_for_export():
         export_onnx(
             graph,
             example_input(traced, 2 if dynamic else batch),  # 2: a batch of 1 is specialized

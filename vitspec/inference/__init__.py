@@ -8,11 +8,17 @@
 ``Predictor`` runs a model on arrays; ``slide_predict`` runs a segmenter or a depth model on an
 image of any size in overlapping windows, holding one band of windows at a time;
 ``SegInferencer`` is mmseg's MMSegInferencer for vitspec configs and checkpoints.
+
+Several heads trained apart on one frozen backbone, the backbone run once per batch::
+
+    heads = load_heads(['seg/iter_500.pth', 'depth/iter_100.pth'])
+    summary = predict_files_heads(heads, find_images(['photos/']), 'out/')  # out/seg/, out/depth/
 """
 
-from .batch_run import Summary, predict, predict_files, prepare_output_dir
+from .batch_run import Summary, predict, predict_files, predict_files_heads, prepare_output_dir
 from .inputs import BadImage, find_images, read_image
 from .model_loading import DEPTH, DETECTION, SEGMENTATION, LoadedModel, load_model
+from .multi_head import MultiHeadModel, MultiHeadPredictor, load_heads
 from .prediction import Predictor
 
 __all__ = [
@@ -20,13 +26,17 @@ __all__ = [
     'DEPTH',
     'DETECTION',
     'LoadedModel',
+    'MultiHeadModel',
+    'MultiHeadPredictor',
     'Predictor',
     'SEGMENTATION',
     'Summary',
     'find_images',
+    'load_heads',
     'load_model',
     'predict',
     'predict_files',
+    'predict_files_heads',
     'prepare_output_dir',
     'read_image',
 ]

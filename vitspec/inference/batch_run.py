@@ -13,6 +13,7 @@ from vitspec.errors import DataFileError
 from .inputs import BadImage, ImageInput, find_images, read_image
 from .large_images import slide_predict
 from .model_loading import DEPTH, DETECTION, SEGMENTATION, LoadedModel, load_model
+from .multi_head import MultiHeadPredictor, load_heads
 from .prediction import Predictor
 from .writers import DepthWriter, DetectionWriter, SegmentationWriter
 
@@ -106,16 +107,9 @@ def predict_files(
     stems = unique_stems(paths)
     bar = tqdm(total=len(paths), unit='img', disable=progress is False, dynamic_ncols=True)
 
-    def readable():
-        for path in paths:
-            try:
-                yield read_image(path, huge=slide is not None)
-            except BadImage as exc:
-                summary.skipped.append((path, str(exc)))
-                bar.update(1)
-
     with bar:
-        for batch in same_size_batches(readable(), 1 if slide is not None else batch_size):
+        images = _readable(paths, summary, bar, huge=slide is not None)
+        for batch in same_size_batches(images, 1 if slide is not None else batch_size):
             if slide is not None:
                 outputs = [
                     slide_predict(
@@ -139,11 +133,64 @@ def predict_files(
     return summary
 
 
+def predict_files_heads(
+    multi,
+    paths: Sequence[Path],
+    out_dir,
+    batch_size: int = 1,
+    amp: Optional[bool] = None,
+    npy: bool = False,
+    overwrite: bool = False,
+    progress: Optional[bool] = None,
+) -> Summary:
+    """``predict_files`` for a ``MultiHeadModel`` (multi_head.py): each head's files, named as
+    its model alone names them, in the subfolder of ``out_dir`` named after the head
+    (``multi.names``). ``summary.written``: per image, ``image`` and head name -> its files."""
+    out = prepare_output_dir(out_dir, overwrite)
+    writers = {}
+    for name, head in zip(multi.names, multi.heads):
+        (out / name).mkdir(exist_ok=True)
+        writers[name] = writer_for(head, out / name, npy=npy)
+    tasks = dict(zip(multi.names, (head.task for head in multi.heads)))
+    predictor = MultiHeadPredictor(multi, amp=amp)
+    summary, start = Summary(), time.perf_counter()
+    stems = unique_stems(paths)
+    with tqdm(total=len(paths), unit='img', disable=progress is False, dynamic_ncols=True) as bar:
+        for batch in same_size_batches(_readable(paths, summary, bar), batch_size):
+            outputs = predictor.predict([image.bgr for image in batch])
+            for index, image in enumerate(batch):
+                written = dict(image=image.path)
+                for name, samples in outputs.items():
+                    output = prediction_of(samples[index], tasks[name])
+                    stem = stems[image.path]
+                    written[name] = writers[name].write(stem, image.bgr, output, source=image.path)
+                summary.written.append(written)
+            bar.update(len(batch))
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _readable(paths, summary: Summary, bar, huge: bool = False):
+    """The images of ``paths`` that read; the others go into ``summary.skipped``."""
+    for path in paths:
+        try:
+            yield read_image(path, huge=huge)
+        except BadImage as exc:
+            summary.skipped.append((path, str(exc)))
+            bar.update(1)
+
+
 def predict(
     checkpoint, inputs: Sequence, out_dir, config=None, device: str = 'cpu', **options
 ) -> Summary:
     """The whole of tools/infer.py in one call: ``load_model(checkpoint, config, device)``, the
-    images of ``inputs`` (files, folders, globs, lists), ``predict_files(..., **options)``."""
+    images of ``inputs`` (files, folders, globs, lists), ``predict_files(..., **options)``.
+    A list of checkpoints (``config`` then a list too, or None) is several heads on one
+    backbone: ``load_heads`` and ``predict_files_heads`` (``input_from`` among ``options``)."""
+    if isinstance(checkpoint, (list, tuple)):
+        input_from = options.pop('input_from', None)
+        multi = load_heads(checkpoint, config, device, input_from=input_from)
+        return predict_files_heads(multi, find_images(inputs), out_dir, **options)
     loaded = load_model(checkpoint, config, device)
     return predict_files(loaded, find_images(inputs), out_dir, **options)
 
