@@ -120,7 +120,13 @@ PLAIN_FORM = {
 # mmdet's DINO decoder is 256 wide whatever its config says (its query position encoding has
 # 2 x 128 features): the pyramid shrinks, the ChannelMapper after it maps back to 256
 DETR_WIDTH = 256
-DETR_CAPS = {'num_queries': 30, 'num_dn_queries': 10, 'feedforward_channels': 64, 'max_per_img': 30}
+DETR_CAPS = {
+    'num_queries': 30,
+    'num_queries_one2many': 30,
+    'num_dn_queries': 10,
+    'feedforward_channels': 64,
+    'max_per_img': 30,
+}
 
 
 def shrink_detr(model):
@@ -164,6 +170,8 @@ def shrink(
     shrink_widths(cfg.model.get('module', cfg.model), dims, head_width)
     if cfg.model.get('type') == 'DINO':
         shrink_detr(cfg.model)
+    elif cfg.model.get('type') == 'PlainDETR':  # fewer queries than the tiny maps' cells
+        _walk(cfg.model, lambda k, v: min(v, DETR_CAPS[k]) if k in DETR_CAPS else v)
     backbone = cfg.model.backbone
     shrink_img_size(backbone.get('vit', backbone), factor)
     cpu_optim_wrapper(cfg)
@@ -179,7 +187,11 @@ def shrink(
         if isinstance(evaluator, dict) and 'ann_file' in evaluator:  # COCO: the demo's own
             evaluator.ann_file = f'{data_root}/{cfg.val_dataloader.dataset.ann_file}'
     # evaluated by test(): no validation (mmengine's loop validates at max_iters otherwise)
-    cfg.train_cfg.update(max_iters=iters, val_interval=iters + 1, val_begin=iters + 1)
+    if cfg.train_cfg.get('type') == 'EpochBasedTrainLoop':  # one epoch of `iters` batches
+        cfg.train_dataloader.dataset.indices = iters * cfg.train_dataloader.batch_size
+        cfg.train_cfg.update(max_epochs=1, val_interval=2, val_begin=2)
+    else:
+        cfg.train_cfg.update(max_iters=iters, val_interval=iters + 1, val_begin=iters + 1)
     cfg.default_hooks.checkpoint.update(interval=iters, save_best=None)
     cfg.default_hooks.logger.interval = 1
     cfg.work_dir = work_dir

@@ -104,3 +104,10 @@ def test_the_detectors_init_weights_loads_the_backbones_checkpoint(tmp_path):
     model = detector({**TOY, 'init_cfg': init_cfg})
     model.init_weights()  # what the runner calls
     torch.testing.assert_close(model.backbone.state_dict(), source.state_dict())
+
+
+def test_images_with_fewer_proposals_than_queries_are_refused():
+    model = detector(TOY, head=dict(HEAD, num_queries=10_000)).eval()
+    images, samples = batch((32, 40))
+    with pytest.raises(InputShapeError, match='10000 queries from'):
+        model.predict(images, samples)

@@ -14,6 +14,8 @@ import torch
 from mmdet.models.layers import DetrTransformerEncoder, SinePositionalEncoding
 from torch import nn
 
+from vitspec.errors import InputShapeError
+
 from .box_coding import decode_delta, xyxy_to_cxcywh
 from .decoder import PlainDetrDecoder
 from .proposals import ProposalGenerator, sine_box_embedding
@@ -161,6 +163,12 @@ class PlainDetrHead(nn.Module):
         enc_deltas = self.reg_branches[-1](enc_memory)
         enc_boxes = xyxy_to_cxcywh(decode_delta(proposals, enc_deltas, max_shape))
         total = self.num_queries + (self.num_queries_one2many if one2many else 0)
+        if total > enc_logits.shape[1]:
+            raise InputShapeError(
+                f'PlainDETR selects {total} queries from {enc_logits.shape[1]} proposals (the '
+                f'feature cells of a {tuple(padding.shape[-2:])} map at four strides): the images '
+                'are too small for num_queries (+ num_queries_one2many in training)'
+            )
         top = enc_logits[..., 0].topk(total, dim=1)[1]
         boxes = enc_boxes.gather(1, top[..., None].expand(-1, -1, 4)).detach()
 
