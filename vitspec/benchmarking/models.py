@@ -3,6 +3,7 @@ the DINOv3 pair (`dinov3`) as SpecViT's fragment and timm's port build it. `timm
 ViT with the LayerScale of the SpecViT variants, the like-for-like baseline of those."""
 
 import timm
+import torch
 
 from vitspec.models import SpecViT
 
@@ -65,7 +66,7 @@ def build(name, size):
             final_norm=True,
             interpolate_mode='bicubic',
         )
-    return SpecViT(
+    model = SpecViT(
         img_size=224,
         patch_size=patch,
         embed_dims=dims,
@@ -74,3 +75,14 @@ def build(name, size):
         out_indices=(layers - 1,),
         **SPECVIT_VARIANTS[name],
     )
+    return as_trained(model)
+
+
+@torch.no_grad()
+def as_trained(model):
+    """LoRA's B away from its zero init: at B = 0 inference takes a shortcut (no CLS GEMM)
+    that a trained model does not."""
+    for name, param in model.named_parameters():
+        if name.endswith('cls_lora_b'):
+            param.normal_(std=0.02)
+    return model
