@@ -37,16 +37,9 @@ def head_state_dict(checkpoint) -> dict:
     return {k[len('module.') :] if k.startswith('module.') else k: v for k, v in checkpoint.items()}
 
 
-def pretrained_part(backbone_cfg):
-    """The config dict that names the pretrained checkpoint: a ViTAdapter's ``vit``, else the
-    backbone itself."""
-    return backbone_cfg.vit if backbone_cfg.get('type') == 'ViTAdapter' else backbone_cfg
-
-
-def build_model_with_backbone(config: str, backbone: str = None):
-    """(the config's model with its backbone's pretrained weights loaded, the config)."""
-    cfg = load_config(config)
-    part = pretrained_part(cfg.model.backbone)
+def set_pretrained_backbone(part, config: str, backbone: str = None) -> None:
+    """Point the config dict ``part`` at ``backbone`` (when given) as its Pretrained checkpoint,
+    and check that it names an existing one."""
     if backbone is not None:
         part.init_cfg = dict(type='Pretrained', checkpoint=backbone)
     init_cfg = part.get('init_cfg') or {}
@@ -57,6 +50,18 @@ def build_model_with_backbone(config: str, backbone: str = None):
             f'{init_cfg["checkpoint"]}: the backbone checkpoint of {config} (convert the '
             'released backbone first: the ledger row\'s "convert" command)'
         )
+
+
+def pretrained_part(backbone_cfg):
+    """The config dict that names the pretrained checkpoint: a ViTAdapter's ``vit``, else the
+    backbone itself."""
+    return backbone_cfg.vit if backbone_cfg.get('type') == 'ViTAdapter' else backbone_cfg
+
+
+def build_model_with_backbone(config: str, backbone: str = None):
+    """(the config's model with its backbone's pretrained weights loaded, the config)."""
+    cfg = load_config(config)
+    set_pretrained_backbone(pretrained_part(cfg.model.backbone), config, backbone)
     init_default_scope(cfg.get('default_scope', 'mmseg'))
     model = MODELS.build(cfg.model)
     unfilled = sorted(

@@ -8,6 +8,7 @@ from mmengine.registry import MODELS, init_default_scope
 
 from vitspec.checkpoints import load_state_dict_strict
 from vitspec.config.load import load_config
+from vitspec.conversion.head import set_pretrained_backbone
 from vitspec.errors import CheckpointError
 from vitspec.fileio import atomic_torch_save, safe_torch_load
 from vitspec.models.plain_detr.checkpoint_format import detector_state_dict, from_dinov3_detector
@@ -20,16 +21,7 @@ def build_detector(config: str, backbone: str = None):
     cfg = load_config(config)
     if cfg.model.get('type') != 'PlainDETR':
         raise CheckpointError(f'{config}: a DINOv3 detector head converts into a PlainDETR config')
-    if backbone is not None:
-        cfg.model.backbone.init_cfg = dict(type='Pretrained', checkpoint=backbone)
-    init_cfg = cfg.model.backbone.get('init_cfg') or {}
-    if init_cfg.get('type') != 'Pretrained':
-        raise CheckpointError(f'{config}: the backbone names no Pretrained checkpoint; give one')
-    if not osp.isfile(init_cfg['checkpoint']):
-        raise FileNotFoundError(
-            f'{init_cfg["checkpoint"]}: the backbone checkpoint of {config} (convert the '
-            'released backbone first: the ledger row\'s "convert" command)'
-        )
+    set_pretrained_backbone(cfg.model.backbone, config, backbone)
     init_default_scope(cfg.get('default_scope', 'mmdet'))
     model = MODELS.build(cfg.model)
     model.backbone.init_weights()
