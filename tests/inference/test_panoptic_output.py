@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from vitspec.fileio.panoptic_png import rgb2id as rgb_to_ids
 from vitspec.inference import (
     PANOPTIC,
     Predictor,
@@ -15,24 +16,9 @@ from vitspec.inference import (
     predict_files,
     read_image,
 )
-from vitspec.inference.writers.panoptic import (
-    INSTANCE_OFFSET,
-    PanopticWriter,
-    decode_mmdet_panoptic,
-    ids_to_rgb,
-    rgb_to_ids,
-)
+from vitspec.inference.writers.panoptic import PanopticWriter
 
-
-def test_mmdet_panoptic_values_become_coco_segment_ids():
-    # 3 classes (2 things): VOID = 3; thing 1 twice as instances 1 and 2, stuff 2 once
-    panoptic = np.array([[3, 1 + INSTANCE_OFFSET, 1 + 2 * INSTANCE_OFFSET], [2, 2, 3]])
-    ids, classes = decode_mmdet_panoptic(panoptic, num_classes=3)
-    assert (ids == 0).sum() == 2 and len(set(ids[ids > 0].tolist())) == 3
-    assert sorted(classes.values()) == [1, 1, 2]
-    assert classes[ids[1, 0]] == 2 and ids[1, 0] == ids[1, 1]
-    big = np.array([[0, 1, 256, 70000]])
-    assert (rgb_to_ids(ids_to_rgb(big)) == big).all()
+INSTANCE_OFFSET = 1000  # mmdet's panoptic map: class + instance * 1000
 
 
 def test_category_ids_come_from_the_training_annotation_file(tmp_path):

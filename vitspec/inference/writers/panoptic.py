@@ -21,38 +21,12 @@ from mmengine.logging import print_log
 from PIL import Image
 
 from vitspec.errors import DataFileError
+from vitspec.evaluation.panoptic_metric import prediction_segments
+from vitspec.fileio.panoptic_png import id2rgb
 
 from .segmentation import default_palette
 
-# mmdet's encoding of pred_panoptic_seg (mmdet.evaluation.functional INSTANCE_OFFSET):
-# class + instance * INSTANCE_OFFSET, instance 0 for stuff, VOID = the number of classes
-INSTANCE_OFFSET = 1000
 SEGMENT_OPACITY = 0.5
-
-
-def decode_mmdet_panoptic(panoptic: np.ndarray, num_classes: int):
-    """mmdet's (H, W) panoptic map -> (segment ids (H, W) int32 from 1, 0 for VOID, and the
-    class index of each id)."""
-    values, inverse = np.unique(panoptic, return_inverse=True)
-    ids, classes, next_id = np.zeros(len(values), np.int32), {}, 1
-    for index, value in enumerate(values):
-        label = int(value) % INSTANCE_OFFSET
-        if value == num_classes or label >= num_classes:
-            continue  # VOID
-        ids[index] = next_id
-        classes[next_id] = label
-        next_id += 1
-    return ids[inverse].reshape(panoptic.shape), classes
-
-
-def ids_to_rgb(ids: np.ndarray) -> np.ndarray:
-    """(H, W) segment ids -> (H, W, 3) uint8 RGB, COCO panoptic's id = R + 256 G + 256^2 B."""
-    return np.stack([ids % 256, ids // 256 % 256, ids // 256**2 % 256], axis=-1).astype(np.uint8)
-
-
-def rgb_to_ids(rgb: np.ndarray) -> np.ndarray:
-    rgb = rgb.astype(np.int64)
-    return rgb[..., 0] + 256 * rgb[..., 1] + 256**2 * rgb[..., 2]
 
 
 def coco_category_ids(dataset_meta: dict, classes: List[str]) -> Optional[List[int]]:
@@ -92,13 +66,15 @@ class PanopticWriter:
 
     def write(self, stem: str, bgr: np.ndarray, panoptic: np.ndarray, source=None) -> dict:
         """``panoptic``: mmdet's (H, W) ``pred_panoptic_seg`` of the (H, W, 3) image ``bgr``."""
-        ids, classes = decode_mmdet_panoptic(panoptic, self.num_classes)
+        # mmdet's map: class + instance * 1000, instance 0 for stuff, VOID = the class count
+        ids, segments = prediction_segments(panoptic, self.num_classes)
+        classes = {i: segment['category'] for i, segment in segments.items()}
         image_id = len(self.images) + 1
         height, width = bgr.shape[:2]
         name = Path(source).name if source else stem
         self.images.append(dict(id=image_id, file_name=name, width=width, height=height))
         png = self.out_dir / f'{stem}_panoptic.png'
-        Image.fromarray(ids_to_rgb(ids)).save(png)
+        Image.fromarray(id2rgb(ids)).save(png)
         segments = [self._segment(ids == i, i, label) for i, label in classes.items()]
         self.annotations.append(dict(image_id=image_id, file_name=png.name, segments_info=segments))
         picture = self.out_dir / f'{stem}_panoptic.jpg'
