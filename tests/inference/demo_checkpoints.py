@@ -17,6 +17,7 @@ SEGMENTER = ROOT / 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x
 DEPTHER = ROOT / 'configs/demo/lin4_specvit-tiny-p8_2xb2-100it_demo-nyu-112x144.py'
 DETECTOR = ROOT / 'configs/demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-800it_demo-coco-160x160.py'
 EOMT = ROOT / 'configs/demo/eomt_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
+EOMT_PANOPTIC = ROOT / 'configs/demo/eomt_specvit-tiny-p8_2xb4-500it_demo-coco-panoptic-128x128.py'
 
 
 def save_demo_checkpoint(

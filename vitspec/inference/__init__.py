@@ -17,7 +17,7 @@ Several heads trained apart on one frozen backbone, the backbone run once per ba
 
 from .batch_run import Summary, predict, predict_files, predict_files_heads, prepare_output_dir
 from .inputs import BadImage, find_images, read_image
-from .model_loading import DEPTH, DETECTION, SEGMENTATION, LoadedModel, load_model
+from .model_loading import DEPTH, DETECTION, PANOPTIC, SEGMENTATION, LoadedModel, load_model
 from .multi_head import MultiHeadModel, MultiHeadPredictor, load_heads
 from .prediction import Predictor
 
@@ -28,6 +28,7 @@ __all__ = [
     'LoadedModel',
     'MultiHeadModel',
     'MultiHeadPredictor',
+    'PANOPTIC',
     'Predictor',
     'SEGMENTATION',
     'Summary',

@@ -12,17 +12,17 @@ from vitspec.errors import DataFileError
 
 from .inputs import BadImage, ImageInput, find_images, read_image
 from .large_images import slide_predict
-from .model_loading import DEPTH, DETECTION, SEGMENTATION, LoadedModel, load_model
+from .model_loading import DEPTH, DETECTION, PANOPTIC, SEGMENTATION, LoadedModel, load_model
 from .multi_head import MultiHeadPredictor, load_heads
 from .prediction import Predictor
-from .writers import DepthWriter, DetectionWriter, SegmentationWriter
+from .writers import DepthWriter, DetectionWriter, PanopticModelWriter, SegmentationWriter
 
 
 @dataclass
 class Summary:
     written: List[dict] = field(default_factory=list)  # per image: kind -> path
     skipped: List[Tuple[Path, str]] = field(default_factory=list)  # (image, why)
-    run_files: List[Path] = field(default_factory=list)  # one per run (detections.json)
+    run_files: List[Path] = field(default_factory=list)  # once per run (detections.json)
     seconds: float = 0.0
 
     def lines(self) -> List[str]:
@@ -59,16 +59,24 @@ def writer_for(loaded: LoadedModel, out_dir: Path, npy: bool = False):
     if loaded.task == DETECTION:
         num_classes = getattr(getattr(loaded.model, 'roi_head', None), 'bbox_head', None)
         return DetectionWriter(out_dir, loaded.dataset_meta, getattr(num_classes, 'num_classes', 0))
+    if loaded.task == PANOPTIC:
+        model = loaded.model
+        things, stuff = model.num_things_classes, model.num_stuff_classes
+        return PanopticModelWriter(out_dir, loaded.dataset_meta, things, stuff)
     raise NotImplementedError(f'no writer for {loaded.task} models yet')
 
 
 def prediction_of(sample, task: str):
     """What the task's writer takes of one data sample: (H, W) class indices, (H, W) depth in
-    metres, or the detected instances."""
+    metres, the detected instances, or mmdet's (H, W) panoptic map and the instances (None
+    when the model predicts none)."""
     if task == SEGMENTATION:
         return sample.pred_sem_seg.data[0].cpu().numpy()
     if task == DETECTION:
         return sample.pred_instances
+    if task == PANOPTIC:
+        instances = sample.pred_instances if 'pred_instances' in sample else None
+        return sample.pred_panoptic_seg.sem_seg[0].cpu().numpy(), instances
     return sample.pred_depth_map.data[0].float().cpu().numpy()
 
 
@@ -127,8 +135,9 @@ def predict_files(
                 written = writer.write(stems[image.path], image.bgr, output, source=image.path)
                 summary.written.append(dict(image=image.path, **written))
             bar.update(len(batch))
-    if hasattr(writer, 'close'):  # a file for the whole run
-        summary.run_files.append(writer.close())
+    if hasattr(writer, 'close'):  # files for the whole run
+        files = writer.close()
+        summary.run_files.extend(files if isinstance(files, list) else [files])
     summary.seconds = time.perf_counter() - start
     return summary
 

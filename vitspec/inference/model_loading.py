@@ -26,12 +26,13 @@ from vitspec.errors import CheckpointError, ConfigError
 from vitspec.fileio import safe_torch_load
 
 SEGMENTATION, DEPTH, DETECTION = 'segmentation', 'depth', 'detection'
+PANOPTIC = 'panoptic'
 
 
 class LoadedModel(NamedTuple):
     model: torch.nn.Module  # in eval mode, on its device
     cfg: Config  # the config that built it
-    task: str  # SEGMENTATION, DEPTH or DETECTION
+    task: str  # SEGMENTATION, DEPTH, DETECTION or PANOPTIC
     dataset_meta: dict  # classes and palette (empty for depth)
     checkpoint: str
 
@@ -112,11 +113,16 @@ def load_weights_strictly(model: torch.nn.Module, state_dict: dict, filename: st
 
 
 def task_of(model: torch.nn.Module, scope: str = 'mmseg') -> str:
-    """DETECTION for every model of mmdet's scope (vitspec's own detectors included), DEPTH for
-    mmseg's DepthEstimator, else SEGMENTATION."""
+    """PANOPTIC for a model of mmdet's scope that predicts panoptic segmentation (things and
+    stuff classes, ``test_cfg.panoptic_on``: EoMTPanoptic), DETECTION for every other model of
+    mmdet's scope (vitspec's own detectors included), DEPTH for mmseg's DepthEstimator, else
+    SEGMENTATION."""
     from mmseg.models.segmentors import DepthEstimator
 
     if scope == 'mmdet':
+        panoptic = (getattr(model, 'test_cfg', None) or {}).get('panoptic_on', False)
+        if panoptic and hasattr(model, 'num_stuff_classes'):
+            return PANOPTIC
         return DETECTION
     if isinstance(model, DepthEstimator):
         return DEPTH

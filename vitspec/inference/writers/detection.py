@@ -19,9 +19,11 @@ MASK_OPACITY = 0.4
 
 
 class DetectionWriter:
-    def __init__(self, out_dir: Path, dataset_meta: dict, num_classes: int):
+    def __init__(self, out_dir: Path, dataset_meta: dict, num_classes: int, category_ids=None):
+        """``category_ids``: each class index's COCO id (default: index + 1)."""
         self.out_dir = Path(out_dir)
         self.classes = list(dataset_meta.get('classes') or range(num_classes))
+        self.category_ids = list(category_ids or range(1, len(self.classes) + 1))
         self.palette = list(dataset_meta.get('palette') or default_palette(len(self.classes)))
         self.images, self.annotations = [], []
 
@@ -41,7 +43,7 @@ class DetectionWriter:
             entry = dict(
                 id=len(self.annotations) + 1,
                 image_id=image_id,
-                category_id=int(label) + 1,  # COCO ids start at 1
+                category_id=self.category_ids[int(label)],
                 bbox=[x0, y0, x1 - x0, y1 - y0],
                 area=(x1 - x0) * (y1 - y0),
                 score=float(score),
@@ -77,7 +79,9 @@ class DetectionWriter:
         return picture
 
     def close(self) -> Path:
-        categories = [dict(id=i + 1, name=str(name)) for i, name in enumerate(self.classes)]
+        categories = [
+            dict(id=cid, name=str(name)) for cid, name in zip(self.category_ids, self.classes)
+        ]
         path = self.out_dir / 'detections.json'
         coco = dict(images=self.images, categories=categories, annotations=self.annotations)
         path.write_text(json.dumps(coco))
