@@ -3,6 +3,8 @@ from pathlib import Path
 import pytest
 
 from tests.utils import REALDATA, restored_mmengine_instances
+from vitspec.fileio import safe_io_installed
+from vitspec.fileio.install import restorer
 
 E2E = Path(__file__).resolve().parent / 'e2e'
 
@@ -28,3 +30,14 @@ def _mmengine_instances_restored():
     """Each test starts from the mmengine global instances that existed before it."""
     with restored_mmengine_instances():
         yield
+
+
+@pytest.fixture(autouse=True)
+def _mmengine_file_io_restored():
+    """A Runner that raises never reaches SafeIOHook's after_run, which takes vitspec's safe
+    loader and atomic backend out of mmengine again: the next test finds mmengine's file I/O as
+    this one found it (else a test of mmengine's own loading depends on the test order)."""
+    restore, installed = restorer(), safe_io_installed()
+    yield
+    if safe_io_installed() != installed:
+        restore()

@@ -92,3 +92,13 @@ def test_lora_inference_at_init_is_the_shared_linear_plus_the_bias_difference(sa
         moved = layer(x, 1)
     assert not torch.allclose(moved[:, :1], inferred[:, :1])
     torch.testing.assert_close(moved, layer(x, 1).detach())
+
+
+def test_lora_inference_on_the_meta_device_has_its_shapes():
+    """Built on the meta device (shape checks of whole configs), B's values are unknown: the
+    merged form is taken, without reading them."""
+    with torch.device('meta'):
+        layer = SpecializedLinear(8, 6, lora_rank=2)
+        with torch.no_grad():
+            out = layer(torch.empty(2, 5, 8), 1)
+    assert out.shape == (2, 5, 6) and out.is_meta

@@ -34,11 +34,18 @@ def install_safe_io() -> Callable[[], None]:
     install / restore pairs leave the outermost one in charge."""
     if safe_io_installed():
         return lambda: None
-    scheme = CheckpointLoader._schemes.get(LOCAL_PREFIX)
-    by_name, by_prefix = backends.get(LOCAL_NAME), prefix_to_backends.get(LOCAL_PREFIX)
+    restore = restorer()
     CheckpointLoader.register_scheme(LOCAL_PREFIX, load_local_checkpoint, force=True)
     register_backend(LOCAL_NAME, AtomicLocalBackend, prefixes=LOCAL_PREFIX, force=True)
-    _forget_instances_of((by_name, by_prefix))
+    _forget_instances_of(restore.backends)
+    return restore
+
+
+def restorer() -> Callable[[], None]:
+    """A function that puts mmengine's local checkpoint loader and file backend back as they
+    are now (``restore.backends``: the two backend classes it puts back)."""
+    scheme = CheckpointLoader._schemes.get(LOCAL_PREFIX)
+    by_name, by_prefix = backends.get(LOCAL_NAME), prefix_to_backends.get(LOCAL_PREFIX)
 
     def restore():
         if scheme is None:
@@ -49,6 +56,7 @@ def install_safe_io() -> Callable[[], None]:
         _put(prefix_to_backends, LOCAL_PREFIX, by_prefix)
         _forget_instances_of((AtomicLocalBackend,))
 
+    restore.backends = (by_name, by_prefix)
     return restore
 
 

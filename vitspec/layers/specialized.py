@@ -241,7 +241,7 @@ class SpecializedLinear(_Specialized):
         bias = None if self.cls_bias is None else self.cls_bias.to(dtype)
         if not self.lora_rank:
             return self.cls_weight.to(dtype), bias
-        if not self.cls_lora_b.any():
+        if not self.cls_lora_b.is_meta and not self.cls_lora_b.any():
             has_shift = bias is not None and not torch.equal(self.cls_bias, self.bias)
             return None, (self.cls_bias - self.bias).to(dtype) if has_shift else None
         return (self.weight + self.cls_lora_b @ self.cls_lora_a).to(dtype), bias
