@@ -16,6 +16,7 @@ from vitspec.benchmarking.config_report import format_config_table
 from vitspec.benchmarking.config_runs import run_configs
 from vitspec.benchmarking.config_source import crop_size, resolve_config_path
 from vitspec.benchmarking.random_batch import random_batch
+from vitspec.errors import ConfigError
 
 DEMO = ROOT / 'configs' / 'demo'
 SEG_DEMO = str(DEMO / 'fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py')
@@ -77,6 +78,23 @@ def test_a_random_detection_batch_has_boxes_labels_and_their_masks():
         areas = torch.from_numpy(gt.masks.masks).flatten(1).sum(1)
         assert torch.equal(areas, (x2 - x1) * (y2 - y1))  # each mask fills its box
         assert sample.img_shape == (48, 64)
+
+
+@pytest.mark.parametrize(
+    'detector, classes',
+    [
+        (SimpleNamespace(bbox_head=SimpleNamespace(num_classes=7)), 7),  # one-stage, DINO
+        (SimpleNamespace(num_classes=3), 3),  # PlainDETR: its own num_classes
+        (SimpleNamespace(), None),
+    ],
+)
+def test_the_detection_labels_come_from_the_head_or_the_detector(detector, classes):
+    if classes is None:
+        with pytest.raises(ConfigError, match='number of classes'):
+            random_batch('detection', detector, (32, 32), batch=1)
+        return
+    labels = random_batch('detection', detector, (32, 32), batch=4)['data_samples'][0]
+    assert (labels.gt_instances.labels < classes).all()
 
 
 @pytest.mark.slow

@@ -83,9 +83,10 @@ def _det_sample(model, h, w, generator):
 
 
 def _det_classes(model) -> int:
-    """Classes of the detector's box head (two-stage: the RoI head's; one-stage: its own)."""
+    """Classes of the detector's box head (two-stage: the RoI head's; one-stage: its own), or
+    the detector's own ``num_classes`` (PlainDETR)."""
     roi_head = getattr(model, 'roi_head', None)
-    head = getattr(roi_head, 'bbox_head', None) or getattr(model, 'bbox_head', None)
-    if head is None:
+    head = getattr(roi_head, 'bbox_head', None) or getattr(model, 'bbox_head', None) or model
+    if not isinstance(getattr(head, 'num_classes', None), int):
         raise ConfigError(f'{type(model).__name__}: no bbox_head to read the number of classes')
     return head.num_classes
