@@ -25,6 +25,16 @@ def realdata() -> Path:
     return REALDATA
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef):
+    """A module or session fixture sets up outside any one test's restore below: a model it
+    loads would leave its default scope (mmdet's) current for every later test on the worker."""
+    if fixturedef.scope == 'function':
+        return (yield)
+    with restored_mmengine_instances():
+        return (yield)
+
+
 @pytest.fixture(autouse=True)
 def _mmengine_instances_restored():
     """Each test starts from the mmengine global instances that existed before it."""

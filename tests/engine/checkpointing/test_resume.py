@@ -10,7 +10,7 @@ from mmengine.config import Config
 from mmengine.model import BaseModel
 
 import vitspec.engine  # noqa: F401  registers SafeIOHook
-from tests.utils import ROOT, ones_loader, restored_mmengine_instances
+from tests.utils import ROOT, ones_loader
 from vitspec.engine import CheckedRunner
 from vitspec.engine.checkpointing.resume import checkpoint_to_resume
 from vitspec.errors import CheckpointError
@@ -43,8 +43,7 @@ def runner(work_dir, max_iters, **kwargs):
 @pytest.fixture(scope='module')
 def trained(tmp_path_factory):
     work = tmp_path_factory.mktemp('work_dirs') / 'fcn_demo'
-    with restored_mmengine_instances():  # module scope: outside each test's own restore
-        runner(work, max_iters=2).train()
+    runner(work, max_iters=2).train()
     return work
 
 

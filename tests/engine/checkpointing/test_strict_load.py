@@ -5,7 +5,7 @@ import pytest
 import torch
 from mmengine.config import Config
 
-from tests.utils import ROOT, make_demo_data, restored_mmengine_instances
+from tests.utils import ROOT, make_demo_data
 from vitspec.checkpoints.mismatch import Mismatch, describe_mismatch
 from vitspec.errors import CheckpointError
 from vitspec.runs.evaluation import enable_tta, load_strict
@@ -40,8 +40,7 @@ def tiny_config(root, work_dir, width=32, **runner_args) -> Config:
 @pytest.fixture(scope='module')
 def narrow_checkpoint(demo_root, tmp_path_factory):
     work = tmp_path_factory.mktemp('narrow')
-    with restored_mmengine_instances():  # module scope: outside each test's own restore
-        build_runner(tiny_config(demo_root, work)).train()
+    build_runner(tiny_config(demo_root, work)).train()
     return work / 'iter_1.pth'
 
 
