@@ -127,17 +127,18 @@ def test_specialization_adds_kernels_on_the_cls_rows_only(counts, form):
 
 @pytest.mark.slow
 @pytest.mark.parametrize('form', ['spec', 'lora'])
-def test_specialization_in_inference_adds_kernels_to_the_norms_and_qkv_only(inference_counts, form):
-    """Without autograd a specialized LayerScale and its skip connection are two kernels, as
-    timm's (a product, a sum); a specialized norm adds two (the CLS rows' norm and their write:
-    without a (tokens, dim) table of parameters, whose memory would grow with the image, no
-    eager form does with fewer); a specialized qkv two (the CLS rows' GEMM in place, the CLS
-    rows' cast under autocast). LoRA merges its CLS weight once (W + B A) and then launches what
-    the full form launches. Measured (ViT-S/16, batch 2): 201 against 149 kernels in fp32
-    (1.35x), 328 against 272 under bf16 (1.21x); before, 233 and 364. 1.10x, the first aim, is
-    below what the norms alone add (48 of 149 in fp32)."""
+def test_specialization_in_inference_adds_kernels_to_the_qkv_only(inference_counts, form):
+    """Without autograd a specialized norm and LayerScale read per-token (N, D) tables of their
+    parameters: a norm is a plain normalization and one addcmul (one kernel more than timm's),
+    a LayerScale and its skip connection one addcmul (one fewer than timm's product and sum), so
+    a specialized block launches a LayerScale block's kernels. A specialized qkv adds its CLS
+    rows' GEMM (and under autocast their cast). LoRA merges its CLS weight once (W + B A) and
+    then launches what the full form launches. Measured (ViT-S/16, batch 2): 153 against 149
+    kernels in fp32 (1.03x), 280 against 272 under bf16 (1.03x); before the tables, 201 and 328
+    (1.35x, 1.21x). The issue's bound: 1.10x."""
     ours, ls = inference_counts[form], inference_counts['ls']
     assert ours.gemms == ls.gemms + SPEC_QKV
-    assert ours.kernels <= ls.kernels + 2 * SPEC_NORMS + 0 * SPEC_SCALES + 2 * SPEC_QKV
+    assert ours.kernels <= ls.kernels + 2 * SPEC_QKV
+    assert ours.kernels <= 1.10 * ls.kernels
     if form == 'lora':
         assert ours.by_name == inference_counts['spec'].by_name

@@ -154,7 +154,7 @@ def _layer_norm(x, weight, bias, cls_weight, cls_bias, eps, num_cls):
     return out
 
 
-def _records_grad(*tensors) -> bool:
+def records_grad(*tensors) -> bool:
     """Whether autograd records this call; where it does not (inference, a frozen backbone) the
     ops run without an autograd Function, whose call costs more than its small CLS-row ops."""
     return torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
@@ -163,7 +163,7 @@ def _records_grad(*tensors) -> bool:
 def specialized_scale_add(residual, x, gamma, cls_gamma, num_cls):
     """``residual + x * scale`` for tokens (B, N, D), the scale ``cls_gamma`` on the first
     `num_cls` tokens and ``gamma`` on the rest (a skip connection after a LayerScale)."""
-    if not _records_grad(residual, x, gamma, cls_gamma):
+    if not records_grad(residual, x, gamma, cls_gamma):
         return _scale_add(residual, x, gamma, cls_gamma, num_cls)
     return _SpecializedScaleAdd.apply(residual, x, gamma, cls_gamma, num_cls)
 
@@ -194,7 +194,7 @@ def _into(out, op, *args):
 
 def specialized_layer_norm(x, weight, bias, cls_weight, cls_bias, eps, num_cls):
     """LayerNorm over the last dim of tokens (B, N, D), the first `num_cls` with the cls_ affine."""
-    if not _records_grad(x, weight, bias, cls_weight, cls_bias):
+    if not records_grad(x, weight, bias, cls_weight, cls_bias):
         return _layer_norm(x, weight, bias, cls_weight, cls_bias, eps, num_cls)
     return _SpecializedLayerNorm.apply(x, weight, bias, cls_weight, cls_bias, eps, num_cls)
 
