@@ -116,29 +116,28 @@ class _SpecializedLinear(torch.autograd.Function):
 
 class _SpecializedScaleAdd(torch.autograd.Function):
     """``residual + x * gamma`` on all tokens, ``cls_gamma`` on the first ``num_cls``: one
-    ``addcmul`` with the per-token (tokens, dim) scale, which backward reuses for the input's
-    gradient (one product, as timm's LayerScale); the scale's gradient is two sums, the CLS
-    rows' and the rest's."""
+    ``addcmul`` over all rows and one written over the CLS rows, as many kernels as timm's
+    LayerScale and skip connection (a product and a sum), and no (tokens, dim) scale."""
 
     @staticmethod
     def forward(ctx, residual, x, gamma, cls_gamma, num_cls):
-        d = gamma.shape[0]
-        scale = torch.cat([cls_gamma.expand(num_cls, d), gamma.expand(x.shape[1] - num_cls, d)])
-        ctx.save_for_backward(x, scale)
-        ctx.num_cls, ctx.dtypes = num_cls, (gamma.dtype, cls_gamma.dtype)
-        return torch.addcmul(residual, x, scale)
+        out = _scale_add(residual, x, gamma, cls_gamma, num_cls)
+        ctx.save_for_backward(x, gamma, cls_gamma)
+        ctx.num_cls = num_cls
+        return out
 
     @staticmethod
     @once_differentiable
     def backward(ctx, dy):
-        x, scale = ctx.saved_tensors
-        n, (gamma_dtype, cls_dtype) = ctx.num_cls, ctx.dtypes
-        dx = torch.mul(dy, scale)
+        x, gamma, cls_gamma = ctx.saved_tensors
+        n = ctx.num_cls
+        dx = torch.mul(dy, gamma)
+        _into(dx.narrow(1, 0, n), torch.mul, dy.narrow(1, 0, n), cls_gamma)
         dgamma = torch.mul(dy, x)
         batch_and_tokens = tuple(range(dy.dim() - 1))
         d_cls = dgamma.narrow(1, 0, n).sum(batch_and_tokens)
         d_shared = dgamma.narrow(1, n, dgamma.shape[1] - n).sum(batch_and_tokens)
-        return dy, dx.to(x.dtype), d_shared.to(gamma_dtype), d_cls.to(cls_dtype), None
+        return dy, dx.to(x.dtype), d_shared.to(gamma.dtype), d_cls.to(cls_gamma.dtype), None
 
 
 def _scale_add(residual, x, gamma, cls_gamma, num_cls):
