@@ -3,7 +3,7 @@
     python tools/infer.py [CONFIG] CHECKPOINT INPUTS... --out DIR [--overwrite] [--amp]
         [--batch N] [--device DEVICE] [--npy] [--slide [--window H W] [--overlap F]] [--fp32]
     python tools/infer.py INPUTS... --heads [CONFIG] CHECKPOINT [CONFIG] CHECKPOINT... --out DIR
-        [--input-of K] [...]
+        [--input-of K] [--slide [--window H W] [--overlap F]] [...]
 
 CHECKPOINT alone uses the config it was trained with (saved in it); a CONFIG (a .py file or
 vitspec::<path>) given before it is checked against that one, as tools/test.py does. INPUTS are
@@ -64,8 +64,6 @@ def parse_args(argv=None):
     )
     args = parser.parse_args(argv)
     if args.heads:
-        if args.slide:
-            parser.error('--slide with --heads: not supported yet')
         args.configs, args.checkpoints = head_paths(args.heads, parser)
         args.inputs = args.paths
         return args
@@ -105,7 +103,7 @@ def head_paths(paths, parser):
     return configs, checkpoints
 
 
-def main_heads(args, device):
+def main_heads(args, device, slide):
     paths = find_images(args.inputs)
     prepare_output_dir(args.out, args.overwrite)
     multi = load_heads(
@@ -117,7 +115,7 @@ def main_heads(args, device):
     )
     return predict_files_heads(
         multi, paths, args.out, batch_size=args.batch, amp=args.amp, npy=args.npy,
-        overwrite=args.overwrite,
+        overwrite=args.overwrite, slide=slide,
     )  # fmt: skip
 
 
@@ -125,9 +123,10 @@ def main(argv=None):
     args = parse_args(argv)
     device = args.device or ('cuda' if torch.cuda.is_available() else 'cpu')
     slide = dict(window=tuple(args.window) if args.window else None, overlap=args.overlap)
+    slide = slide if args.slide else None
     try:
         if args.heads:
-            summary = main_heads(args, device)
+            summary = main_heads(args, device, slide)
             print('\n'.join(summary.lines()))
             print(f'outputs in {args.out}/<head>/')
             return 0 if summary.written else 1
@@ -143,7 +142,7 @@ def main(argv=None):
             amp=args.amp,
             npy=args.npy,
             overwrite=args.overwrite,
-            slide=slide if args.slide else None,
+            slide=slide,
         )
     except (VitspecError, NotImplementedError) as exc:
         sys.exit(f'infer: {exc}')

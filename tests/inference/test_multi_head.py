@@ -173,3 +173,32 @@ def test_under_autocast_each_head_predicts_as_alone(
     torch.testing.assert_close(
         outputs[depth_name][0].pred_depth_map.data, depth_alone.pred_depth_map.data
     )
+
+
+def test_heads_slide_on_shared_windows_as_each_slides_alone(
+    segmenter_checkpoint, depth_on_the_same_backbone, nyu_images, tmp_path
+):
+    from vitspec.inference.large_images import slide_predict
+
+    multi = load_heads([segmenter_checkpoint, depth_on_the_same_backbone])
+    calls = count_calls(multi.shared.backbone)
+    bgr = read_image(find_images([nyu_images[0]])[0]).bgr
+    options = dict(window=(96, 128), overlap=0.25, batch_size=3)
+    slid = MultiHeadPredictor(multi).slide(bgr, **options)
+    alone = [Predictor(load_model(c)) for c in (segmenter_checkpoint, depth_on_the_same_backbone)]
+    alone_calls = count_calls(alone[0].loaded.model.backbone)
+    seg, depth = (slide_predict(p, bgr, **options) for p in alone)
+    assert len(calls) == len(alone_calls) > 1  # one backbone run per batch of windows
+    seg_name, depth_name = multi.names
+    assert slid[seg_name].shape == slid[depth_name].shape == bgr.shape[:2]
+    assert np.array_equal(slid[seg_name], seg)
+    np.testing.assert_allclose(slid[depth_name], depth, rtol=1e-5, atol=1e-6)
+    assert multi.shared._outputs is None  # released
+
+    infer = load_tool('infer')
+    out = tmp_path / 'out'
+    argv = [str(nyu_images[0]), '--heads', str(segmenter_checkpoint)]
+    argv += [str(depth_on_the_same_backbone), '--out', str(out), '--slide', '--window', '96', '128']
+    assert infer.main(argv) == 0
+    depth_png = out / depth_on_the_same_backbone.parent.name / 'bookstore_0001d_00001_depth.png'
+    assert np.asarray(Image.open(depth_png)).shape == bgr.shape[:2]

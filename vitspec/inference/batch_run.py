@@ -151,10 +151,12 @@ def predict_files_heads(
     npy: bool = False,
     overwrite: bool = False,
     progress: Optional[bool] = None,
+    slide: Optional[dict] = None,
 ) -> Summary:
     """``predict_files`` for a ``MultiHeadModel`` (multi_head.py): each head's files, named as
     its model alone names them, in the subfolder of ``out_dir`` named after the head
-    (``multi.names``). ``summary.written``: per image, ``image`` and head name -> its files."""
+    (``multi.names``). ``summary.written``: per image, ``image`` and head name -> its files.
+    ``slide``: as ``predict_files``', every head on the same windows."""
     out = prepare_output_dir(out_dir, overwrite)
     writers = {}
     for name, head in zip(multi.names, multi.heads):
@@ -165,14 +167,26 @@ def predict_files_heads(
     summary, start = Summary(), time.perf_counter()
     stems = unique_stems(paths)
     with tqdm(total=len(paths), unit='img', disable=progress is False, dynamic_ncols=True) as bar:
-        for batch in same_size_batches(_readable(paths, summary, bar), batch_size):
-            outputs = predictor.predict([image.bgr for image in batch])
-            for index, image in enumerate(batch):
+        images = _readable(paths, summary, bar, huge=slide is not None)
+        for batch in same_size_batches(images, 1 if slide is not None else batch_size):
+            if slide is not None:
+                slid = predictor.slide(
+                    batch[0].bgr, batch_size=batch_size, progress=progress is not False, **slide
+                )
+                outputs = [slid]
+            else:
+                samples = predictor.predict([image.bgr for image in batch])
+                outputs = [
+                    {name: prediction_of(s[index], tasks[name]) for name, s in samples.items()}
+                    for index in range(len(batch))
+                ]
+            for image, output in zip(batch, outputs):
                 written = dict(image=image.path)
-                for name, samples in outputs.items():
-                    output = prediction_of(samples[index], tasks[name])
+                for name, prediction in output.items():
                     stem = stems[image.path]
-                    written[name] = writers[name].write(stem, image.bgr, output, source=image.path)
+                    written[name] = writers[name].write(
+                        stem, image.bgr, prediction, source=image.path
+                    )
                 summary.written.append(written)
             bar.update(len(batch))
     summary.seconds = time.perf_counter() - start

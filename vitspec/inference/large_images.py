@@ -6,7 +6,7 @@ Each window is normalised by the model's data preprocessor and run through the m
 ``encode_decode``, which gives scores at the window's size.
 """
 
-from typing import Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
@@ -35,12 +35,16 @@ def class_count(model) -> int:
     return count if count is not None else model.decode_head.out_channels
 
 
-def window_predictor(predictor: Predictor, bgr: np.ndarray):
+def window_predictor(predictor: Predictor, bgr: np.ndarray, models=None):
     """``predict(windows)`` for SlidingWindows: (B, C, h, w) scores of the windows of ``bgr``,
-    C the classes of a segmenter (raw scores, as mmseg blends them) or 1 for depth."""
-    model = predictor.loaded.model
-    if not hasattr(model, 'encode_decode'):
-        raise NotImplementedError(f'{type(model).__name__} has no encode_decode to slide with')
+    C the classes of a segmenter (raw scores, as mmseg blends them) or 1 for depth. ``models``
+    (default: the predictor's own) all read the input ``predictor``'s model prepares, and their
+    scores are stacked along C (several heads on one shared backbone: one backbone run)."""
+    source = predictor.loaded.model
+    models = [source] if models is None else list(models)
+    for model in models:
+        if not hasattr(model, 'encode_decode'):
+            raise NotImplementedError(f'{type(model).__name__} has no encode_decode to slide with')
 
     def predict(windows, size):
         crops = [
@@ -49,16 +53,26 @@ def window_predictor(predictor: Predictor, bgr: np.ndarray):
             .to(predictor.device)
             for top, left in windows
         ]
-        data = model.data_preprocessor(dict(inputs=crops), False)
+        data = source.data_preprocessor(dict(inputs=crops), False)
         inputs = data['inputs']
         metas = [dict(img_shape=tuple(inputs.shape[2:]), ori_shape=size) for _ in crops]
         for meta in metas:
             meta['pad_shape'] = meta['img_shape']
         with torch.no_grad(), predictor.precision():
-            scores = model.encode_decode(inputs, metas)
+            scores = torch.cat([model.encode_decode(inputs, metas) for model in models], dim=1)
         return scores[:, :, : size[0], : size[1]]  # the preprocessor's padding off
 
     return predict
+
+
+def output_channels(loaded: LoadedModel) -> Tuple[int, type]:
+    """Score channels a slide blends for ``loaded`` and the dtype of its result."""
+    if loaded.task == SEGMENTATION:
+        channels = class_count(loaded.model)
+        return channels, np.uint8 if channels <= 256 else np.int32
+    if loaded.task == DEPTH:
+        return 1, np.float32
+    raise NotImplementedError(f'sliding-window prediction of {loaded.task} models')
 
 
 def slide_predict(
@@ -76,31 +90,49 @@ def slide_predict(
     ``out`` may be a preallocated (e.g. ``np.lib.format.open_memmap``) (H, W) array.
     ``progress``: a progress bar of the windows. ``max_band_bytes``: the most bytes of scores
     held at once (SlidingWindows)."""
-    loaded: LoadedModel = predictor.loaded
-    window = window or default_window(loaded.cfg)
+    options = dict(batch_size=batch_size, progress=progress, max_band_bytes=max_band_bytes)
+    outs = None if out is None else [out]
+    return slide_predict_heads(
+        predictor, [predictor.loaded], bgr, window, overlap, outs, **options
+    )[0]
+
+
+def slide_predict_heads(
+    predictor: Predictor,
+    heads: Sequence[LoadedModel],
+    bgr: np.ndarray,
+    window: Optional[Tuple[int, int]] = None,
+    overlap: float = DEFAULT_OVERLAP,
+    outs: Optional[Sequence[np.ndarray]] = None,
+    batch_size: int = 4,
+    progress: bool = False,
+    max_band_bytes: int = DEFAULT_BAND_BYTES,
+) -> List[np.ndarray]:
+    """``slide_predict`` for several ``heads`` on the input ``predictor`` prepares: each window
+    batch is prepared once and each head predicts on it (on a shared backbone, one backbone
+    run); one result per head. The window defaults to ``predictor``'s model's crop."""
+    window = window or default_window(predictor.loaded.cfg)
     stride = tuple(max(1, round(side * (1 - overlap))) for side in window)
-    if loaded.task == SEGMENTATION:
-        channels = class_count(loaded.model)
-        dtype = np.uint8 if channels <= 256 else np.int32
-    elif loaded.task == DEPTH:
-        channels, dtype = 1, np.float32
-    else:
-        raise NotImplementedError(f'sliding-window prediction of {loaded.task} models')
-    windows = SlidingWindows(bgr.shape[:2], window, stride, batch_size, channels, max_band_bytes)
-    if out is None:
-        out = np.empty(bgr.shape[:2], dtype)
-    run_window = window_predictor(predictor, bgr)
+    kinds = [output_channels(head) for head in heads]
+    offsets = np.cumsum([0] + [channels for channels, _ in kinds]).tolist()
+    windows = SlidingWindows(bgr.shape[:2], window, stride, batch_size, offsets[-1], max_band_bytes)
+    if outs is None:
+        outs = [np.empty(bgr.shape[:2], dtype) for _, dtype in kinds]
+    run_window = window_predictor(predictor, bgr, [head.model for head in heads])
 
     def finish_rows(top, left, scores):
-        rows = scores.argmax(0) if loaded.task == SEGMENTATION else scores[0]
-        out[top : top + rows.shape[0], left : left + rows.shape[1]] = rows.cpu().numpy()
+        for head, out, start, stop in zip(heads, outs, offsets, offsets[1:]):
+            part = scores[start:stop]
+            rows = part.argmax(0) if head.task == SEGMENTATION else part[0]
+            out[top : top + rows.shape[0], left : left + rows.shape[1]] = rows.cpu().numpy()
 
     with tqdm(total=len(windows), unit='window', disable=not progress, leave=False) as bar:
         windows.run(
             lambda batch: run_window(batch, windows.window),
             finish_rows,
             predictor.device,
-            normalise=loaded.task != SEGMENTATION,  # the argmax of a weighted sum is the same
+            # the argmax of a weighted sum is the same: segmentation alone needs no division
+            normalise=any(head.task != SEGMENTATION for head in heads),
             on_windows=bar.update,
         )
-    return out
+    return outs

@@ -31,6 +31,7 @@ from .backbone_match import (
     input_preparation,
     selects_outputs,
 )
+from .large_images import slide_predict_heads
 from .model_loading import DEPTH, SEGMENTATION, LoadedModel, _models_registry, load_model
 from .prediction import Predictor, inference_pipeline, test_pipeline_cfg, trained_mixed
 from .shared_backbone import BackboneView, SharedBackbone
@@ -155,6 +156,16 @@ class MultiHeadPredictor:
     @property
     def device(self) -> torch.device:
         return self.inputs.device
+
+    def slide(self, bgr: np.ndarray, **options) -> Dict[str, np.ndarray]:
+        """{head name: its ``slide_predict`` result} for ``bgr``: each batch of windows
+        prepared once by the input head, the backbone run once for all heads (``options``:
+        ``slide_predict_heads``')."""
+        try:
+            results = slide_predict_heads(self.inputs, self.multi.heads, bgr, **options)
+        finally:
+            self.multi.shared.release()
+        return dict(zip(self.multi.names, results))
 
     def predict(self, images: Sequence[np.ndarray]) -> Dict[str, list]:
         source = self.multi.heads[self.multi.input_from]
