@@ -277,58 +277,41 @@ def test_reset_parameters_gives_the_built_values(kind):
         assert torch.equal(getattr(m, name), p) and torch.equal(getattr(m, 'cls_' + name), p)
 
 
-def table_layers():
-    return {'norm': make('norm'), 'scale': make('scale')}
+def test_inference_scale_table_equals_the_recorded_output_and_follows_the_scales():
+    """Without autograd a LayerScale and its skip connection read a (tokens, D) table of its
+    two scales: the values of the recorded path, built once per token count, rebuilt after a
+    step."""
+    m = make('scale')
 
-
-def infer(m, x, num_cls, residual):
-    """The layer without autograd; a LayerScale as a skip connection (`add_to`)."""
-    with torch.no_grad():
-        if isinstance(m, SpecializedLayerScale):
-            return m.add_to(residual, x, num_cls)
-        return m(x, num_cls)
-
-
-@pytest.mark.parametrize('kind', ['norm', 'scale'])
-def test_inference_tables_equal_the_recorded_output_and_follow_the_parameters(kind):
-    """Without autograd a norm and a LayerScale read (tokens, D) tables of their parameters:
-    the values of the recorded path, built once per token count, rebuilt after a step."""
-    m = table_layers()[kind]
-
-    def recorded(x, num_cls, residual):
-        x = x.clone().requires_grad_()
-        if kind == 'scale':
-            return m.add_to(residual, x, num_cls).detach()
-        return m(x, num_cls).detach()
+    def both(x, num_cls, residual):
+        recorded = m.add_to(residual, x.clone().requires_grad_(), num_cls).detach()
+        with torch.no_grad():
+            return m.add_to(residual, x, num_cls), recorded
 
     for tokens, num_cls in [(T, 1), (T, 3), (T + 4, 1)]:
         x, residual = torch.randn(B, tokens, D), torch.randn(B, tokens, D)
-        expected = recorded(x, num_cls, residual)
-        torch.testing.assert_close(infer(m, x, num_cls, residual), expected)
+        torch.testing.assert_close(*both(x, num_cls, residual))
     assert len(m._tables) == 3  # one entry per (tokens, num_cls)
     x, residual = torch.randn(B, T, D), torch.randn(B, T, D)
-    before = infer(m, x, 1, residual)
-    params = dict(m.named_parameters())
-    pairs = [(p, params['cls_' + n]) for n, p in params.items() if 'cls_' + n in params]
-    with torch.no_grad():  # reused while the parameters stay
-        assert m._token_tables(T, 1, *pairs) is m._token_tables(T, 1, *pairs)
-    with torch.no_grad():
-        next(p for n, p in m.named_parameters() if n.startswith('cls_')).add_(1.0)
-    after = infer(m, x, 1, residual)
+    before = both(x, 1, residual)[0]
+    with torch.no_grad():  # reused while the scales stay
+        assert m.token_scale(T, 1) is m.token_scale(T, 1)
+        m.cls_gamma.add_(1.0)
+    after, recorded = both(x, 1, residual)
     assert not torch.equal(after[:, :1], before[:, :1])
     assert torch.equal(after[:, 1:], before[:, 1:])
-    torch.testing.assert_close(after, recorded(x, 1, residual))
+    torch.testing.assert_close(after, recorded)
 
 
-@pytest.mark.parametrize('kind', ['norm', 'scale'])
-def test_tables_beyond_the_bound_give_way_to_the_cls_row_kernels(kind, monkeypatch):
+def test_scale_tables_beyond_the_bound_give_way_to_the_cls_row_kernels(monkeypatch):
     import vitspec.layers.specialized as specialized
 
-    m = table_layers()[kind]
     x, residual = torch.randn(B, T, D), torch.randn(B, T, D)
-    with_tables = infer(m, x, 1, residual)
-    monkeypatch.setattr(specialized, 'TABLE_MAX_ELEMENTS', T * D - 1)
-    fresh = table_layers()[kind]
-    without = infer(fresh, x, 1, residual)
-    assert len(fresh._tables) == 0 and len(m._tables) == 1
-    torch.testing.assert_close(without, with_tables)
+    with torch.no_grad():
+        with_table = make('scale').add_to(residual, x, 1)
+        monkeypatch.setattr(specialized, 'TABLE_MAX_ELEMENTS', T * D - 1)
+        m = make('scale')
+        without = m.add_to(residual, x, 1)
+        assert torch.equal(m(x, 1), x * m.token_scale(T, 1))
+    assert len(m._tables) == 0
+    torch.testing.assert_close(without, with_table)

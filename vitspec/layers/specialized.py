@@ -10,14 +10,13 @@ computed on that slice: no extra FLOPs on the patch tokens and no full-size conc
 norm and the linear have their own backward (`specialized_functional`), which spares autograd's
 copy of the whole gradient behind an in-place write.
 
-Without autograd (inference, a frozen backbone), a norm and a LayerScale take per-token (N, D)
-tables of their parameters instead, built once per token count and kept while the parameters
-stay as they are: a norm is then a plain normalization and one ``addcmul``, a LayerScale and
-its skip connection one ``addcmul``, so a specialized block launches the kernels of a LayerScale
-block (timm's LayerScale is a product and a sum). A table holds at most ``TABLE_MAX_ELEMENTS``
-(2 MB in float32); a longer sequence, whose kernels are long enough that their launches are not
-what they cost, writes the CLS rows apart instead. Six tables a block: ViT-B/16 at 224 px keeps
-3.6 MB a block, 44 MB in all.
+Without autograd (inference, a frozen backbone), a LayerScale takes a per-token (N, D) table
+of its two scales, built once per token count and kept while they stay as they are: the
+LayerScale and its skip connection are then one ``addcmul``, one kernel fewer than timm's
+product and sum. A table holds at most ``TABLE_MAX_ELEMENTS`` (2 MB in float32; ViT-B/16 at 224
+px keeps 1.2 MB a block); a longer sequence writes the CLS rows apart. The norm keeps its CLS-row
+kernels: a table there makes its affine a second pass over the activation, which cost 3-4 % of
+inference time on a CPU (docs/benchmarks.md).
 """
 
 import math
@@ -69,26 +68,6 @@ def shared_key(cls_key: str) -> Optional[str]:
 
 
 class _Specialized(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self._tables = ParameterCache()
-
-    def _token_tables(self, num_tokens: int, num_cls: int, *pairs):
-        """For each (shared, CLS) parameter pair, its (num_tokens, D) table: the CLS copy on
-        the first ``num_cls`` rows, the shared one below. None where the tables would be too
-        large (``TABLE_MAX_ELEMENTS``)."""
-        if num_tokens * pairs[0][0].shape[-1] > TABLE_MAX_ELEMENTS:
-            return None
-
-        def build():
-            d = pairs[0][0].shape[-1]
-            return [
-                torch.cat([cls.expand(num_cls, d), shared.expand(num_tokens - num_cls, d)])
-                for shared, cls in pairs
-            ]
-
-        return self._tables.get((num_tokens, num_cls), [p for pair in pairs for p in pair], build)
-
     @torch.no_grad()
     def init_cls_from_shared(self) -> None:
         """Copy the shared parameters into the CLS copies: the layer then acts as the plain one."""
@@ -131,17 +110,6 @@ class SpecializedLayerNorm(_Specialized):
         device = x.device.type
         if torch.amp.is_autocast_available(device) and torch.is_autocast_enabled(device):
             x = x.float()  # autocast runs layer_norm in float32
-        params = (self.weight, self.bias, self.cls_weight, self.cls_bias)
-        tables = (
-            None
-            if records_grad(x, *params)
-            else self._token_tables(
-                x.shape[1], num_cls, (self.weight, self.cls_weight), (self.bias, self.cls_bias)
-            )
-        )
-        if tables is not None:
-            weight, bias = tables
-            return torch.addcmul(bias, F.layer_norm(x, self.normalized_shape, eps=self.eps), weight)
         return specialized_layer_norm(
             x, self.weight, self.bias, self.cls_weight, self.cls_bias, self.eps, num_cls
         )
@@ -158,6 +126,7 @@ class SpecializedLayerScale(_Specialized):
         self.init_value = init_value
         self.gamma = nn.Parameter(torch.empty(dim))
         self.cls_gamma = nn.Parameter(torch.empty(dim))
+        self._tables = ParameterCache()
         self.reset_parameters()
 
     @torch.no_grad()
@@ -166,25 +135,33 @@ class SpecializedLayerScale(_Specialized):
         nn.init.constant_(self.gamma, self.init_value)
         nn.init.constant_(self.cls_gamma, self.init_value)
 
+    def token_scale(self, num_tokens: int, num_cls: int) -> torch.Tensor:
+        """The (num_tokens, D) scale: ``cls_gamma`` on the first ``num_cls`` rows, ``gamma``
+        below; without autograd, kept while the scales stay as they are (up to
+        ``TABLE_MAX_ELEMENTS``)."""
+        d = self.gamma.shape[0]
+
+        def build():
+            rest = num_tokens - num_cls
+            return torch.cat([self.cls_gamma.expand(num_cls, d), self.gamma.expand(rest, d)])
+
+        if num_tokens * d > TABLE_MAX_ELEMENTS:
+            return build()
+        return self._tables.get((num_tokens, num_cls), (self.gamma, self.cls_gamma), build)
+
     def forward(self, x: torch.Tensor, num_cls: int) -> torch.Tensor:
         if not num_cls:
             return x * self.gamma
-        if not records_grad(x, self.gamma, self.cls_gamma):
-            tables = self._token_tables(x.shape[1], num_cls, (self.gamma, self.cls_gamma))
-            if tables is not None:
-                return x * tables[0]
-        n, d = x.shape[1] - num_cls, self.gamma.shape[0]
-        return x * torch.cat([self.cls_gamma.expand(num_cls, d), self.gamma.expand(n, d)])
+        return x * self.token_scale(x.shape[1], num_cls)
 
     def add_to(self, residual: torch.Tensor, x: torch.Tensor, num_cls: int) -> torch.Tensor:
         """``residual + self(x, num_cls)`` (a block's skip connection), in as many kernels as
         timm's LayerScale and sum; without autograd, in one."""
         if not num_cls:
             return residual + x * self.gamma
-        if not records_grad(residual, x, self.gamma, self.cls_gamma):
-            tables = self._token_tables(x.shape[1], num_cls, (self.gamma, self.cls_gamma))
-            if tables is not None:
-                return torch.addcmul(residual, x, tables[0])
+        small = x.shape[1] * x.shape[2] <= TABLE_MAX_ELEMENTS
+        if small and not records_grad(residual, x, self.gamma, self.cls_gamma):
+            return torch.addcmul(residual, x, self.token_scale(x.shape[1], num_cls))
         return specialized_scale_add(residual, x, self.gamma, self.cls_gamma, num_cls)
 
 
