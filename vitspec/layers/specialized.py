@@ -35,6 +35,7 @@ from .specialized_functional import (
     specialized_layer_norm,
     specialized_linear,
     specialized_scale_add,
+    token_rows,
 )
 
 TABLE_MAX_ELEMENTS = 1 << 19
@@ -110,6 +111,11 @@ class SpecializedLayerNorm(_Specialized):
         device = x.device.type
         if torch.amp.is_autocast_available(device) and torch.is_autocast_enabled(device):
             x = x.float()  # autocast runs layer_norm in float32
+        if torch.compiler.is_compiling():  # inductor fuses the per-token rows into the norm
+            n = x.shape[1]
+            weight = token_rows(self.weight, self.cls_weight, num_cls, n)
+            bias = token_rows(self.bias, self.cls_bias, num_cls, n)
+            return torch.addcmul(bias, F.layer_norm(x, self.normalized_shape, eps=self.eps), weight)
         return specialized_layer_norm(
             x, self.weight, self.bias, self.cls_weight, self.cls_bias, self.eps, num_cls
         )
@@ -139,13 +145,11 @@ class SpecializedLayerScale(_Specialized):
         """The (num_tokens, D) scale: ``cls_gamma`` on the first ``num_cls`` rows, ``gamma``
         below; without autograd, kept while the scales stay as they are (up to
         ``TABLE_MAX_ELEMENTS``)."""
-        d = self.gamma.shape[0]
 
         def build():
-            rest = num_tokens - num_cls
-            return torch.cat([self.cls_gamma.expand(num_cls, d), self.gamma.expand(rest, d)])
+            return token_rows(self.gamma, self.cls_gamma, num_cls, num_tokens)
 
-        if num_tokens * d > TABLE_MAX_ELEMENTS:
+        if num_tokens * self.gamma.shape[0] > TABLE_MAX_ELEMENTS:
             return build()
         return self._tables.get((num_tokens, num_cls), (self.gamma, self.cls_gamma), build)
 
@@ -160,7 +164,8 @@ class SpecializedLayerScale(_Specialized):
         if not num_cls:
             return residual + x * self.gamma
         small = x.shape[1] * x.shape[2] <= TABLE_MAX_ELEMENTS
-        if small and not records_grad(residual, x, self.gamma, self.cls_gamma):
+        frozen = small and not records_grad(residual, x, self.gamma, self.cls_gamma)
+        if frozen or torch.compiler.is_compiling():
             return torch.addcmul(residual, x, self.token_scale(x.shape[1], num_cls))
         return specialized_scale_add(residual, x, self.gamma, self.cls_gamma, num_cls)
 

@@ -168,6 +168,13 @@ def specialized_scale_add(residual, x, gamma, cls_gamma, num_cls):
     return _SpecializedScaleAdd.apply(residual, x, gamma, cls_gamma, num_cls)
 
 
+def token_rows(shared, cls, num_cls, num_tokens):
+    """(num_tokens, D) rows of a per-token parameter: ``cls`` on the first ``num_cls``,
+    ``shared`` on the rest."""
+    d = shared.shape[-1]
+    return torch.cat([cls.expand(num_cls, d), shared.expand(num_tokens - num_cls, d)])
+
+
 def linear_into(out, x, weight, bias=None, accumulate=False):
     """``out[...] = F.linear(x, weight, bias)`` (``accumulate``: ``+=``) for token rows ``out``
     (B, n, out_features) of a larger output. For one row a sample (one CLS token) the rows form
