@@ -16,7 +16,8 @@ LayerScale and its skip connection are then one ``addcmul``, one kernel fewer th
 product and sum. A table holds at most ``TABLE_MAX_ELEMENTS`` (2 MB in float32; ViT-B/16 at 224
 px keeps 1.2 MB a block); a longer sequence writes the CLS rows apart. The norm keeps its CLS-row
 kernels: a table there makes its affine a second pass over the activation, which cost 3-4 % of
-inference time on a CPU (docs/benchmarks.md).
+inference time on a CPU (docs/benchmarks.md). Under ``torch.compile`` both take per-token rows
+of their parameters, which inductor fuses into the kernels that read them.
 """
 
 import math
