@@ -1,9 +1,8 @@
 # EoMT-S, COCO panoptic 640 x 640, 2x schedule: the EoMT model zoo's 46.7 PQ (tue-mps/eomt
 # model_zoo/dinov2.md, configs/dinov2/coco/panoptic/eomt_small_640_2x.yaml; ledger row
-# eomt-coco-panoptic-vits16-640-2x): the ViT-L recipe with DINOv2 ViT-S/14-reg4 at patch 16,
-# queries in the last 3 blocks, 24 epochs, the 3 blocks' masks annealed at upstream's steps.
+# eomt-coco-panoptic-vits16-640-2x): the 2x recipe with DINOv2 ViT-S/14-reg4 at patch 16.
 _base_ = [
-    '../_base_/recipes/eomt_vit-l16-dinov2-reg4_4xb4-89k_coco-panoptic-640x640.py',
+    '../_base_/recipes/eomt_dinov2-reg4_4xb4-177k_coco-panoptic-640x640.py',
     '../_base_/models/techniques/plain.py',
 ]
 # timm's vit_small_patch14_reg4_dinov2: embed 384, depth 12, 6 heads (the ViT-L fragment's
@@ -17,21 +16,4 @@ model = dict(
         init_cfg=dict(checkpoint='pretrain/vit-s16_dinov2-reg4.pth'),
         **_base_.technique,
     ),
-    num_blocks=3,
 )
-# 24 epochs of 7,391 batches (schedule_eomt_89k.py), warm-up then poly 0.9 to 0
-max_iters = 24 * _base_.batches_per_epoch
-param_scheduler = [
-    _base_.param_scheduler[0],
-    dict(_base_.param_scheduler[1], end=max_iters),
-]
-train_cfg = dict(max_iters=max_iters)
-custom_hooks = [
-    *_base_.custom_hooks[:-1],
-    dict(
-        type='MaskAnnealingHook',
-        start_iters=[29564, 73910, 118256],
-        end_iters=[59128, 103474, 147820],
-        power=_base_.poly_power,
-    ),
-]
