@@ -14,6 +14,7 @@ import torch
 import tests.autocast_reference as plain
 from tests.models.test_spec_vit_autocast import FUNCTIONS
 from tests.models.toy_techniques import TECHNIQUES, build
+from vitspec.benchmarking.models import as_trained
 from vitspec.benchmarking.op_counts import flop_count, inference_op_counts, op_counts
 from vitspec.models import SpecViT
 
@@ -66,11 +67,8 @@ def specvit(**options):
 
 def models():
     torch.manual_seed(0)
-    lora = specvit(specialize=dict(lora_rank=16))
-    with torch.no_grad():  # as trained: B = 0 (the init) takes a shortcut in inference
-        for name, param in lora.named_parameters():
-            if name.endswith('cls_lora_b'):
-                param.normal_(std=0.02)
+    # as trained: B = 0 (the init) takes a shortcut in inference
+    lora = as_trained(specvit(specialize=dict(lora_rank=16)))
     return dict(timm_ls=timm_ls(), ls=specvit(), spec=specvit(specialize=dict()), lora=lora)
 
 

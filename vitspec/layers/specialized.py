@@ -150,9 +150,12 @@ class SpecializedLayerScale(_Specialized):
         def build():
             return token_rows(self.gamma, self.cls_gamma, num_cls, num_tokens)
 
-        if num_tokens * self.gamma.shape[0] > TABLE_MAX_ELEMENTS:
+        if not self._keeps_table(num_tokens):
             return build()
         return self._tables.get((num_tokens, num_cls), (self.gamma, self.cls_gamma), build)
+
+    def _keeps_table(self, num_tokens: int) -> bool:
+        return num_tokens * self.gamma.shape[0] <= TABLE_MAX_ELEMENTS
 
     def forward(self, x: torch.Tensor, num_cls: int) -> torch.Tensor:
         if not num_cls:
@@ -164,8 +167,9 @@ class SpecializedLayerScale(_Specialized):
         timm's LayerScale and sum; without autograd, in one."""
         if not num_cls:
             return residual + x * self.gamma
-        small = x.shape[1] * x.shape[2] <= TABLE_MAX_ELEMENTS
-        frozen = small and not records_grad(residual, x, self.gamma, self.cls_gamma)
+        frozen = self._keeps_table(x.shape[1]) and not records_grad(
+            residual, x, self.gamma, self.cls_gamma
+        )
         if frozen or torch.compiler.is_compiling():
             return torch.addcmul(residual, x, self.token_scale(x.shape[1], num_cls))
         return specialized_scale_add(residual, x, self.gamma, self.cls_gamma, num_cls)
