@@ -11,6 +11,7 @@ generated kernels' numerics.
 import pytest
 import torch
 import torch._dynamo
+from torch._inductor import metrics
 
 from vitspec.models import SpecViT
 
@@ -117,3 +118,32 @@ def test_training_on_varying_input_sizes_compiles_with_timm_resampling():
     compiled = torch.compile(model, backend='aot_eager', fullgraph=True, dynamic=True)
     for size in ((32, 40), (40, 48)):
         assert_compiled_equals_eager(model, compiled, torch.randn(2, 3, *size), tol=1e-5)
+
+
+def generated_kernels(model, x, training):
+    """The kernels inductor generates for one forward (and backward) of ``model`` on ``x``."""
+    torch._dynamo.reset()
+    metrics.reset()
+    compiled = torch.compile(model.train(training), fullgraph=True)
+    with torch.set_grad_enabled(training):
+        outs = compiled(x)
+    if training:
+        sum(o.sum() for o in outs).backward()
+    return metrics.generated_kernel_count
+
+
+@pytest.mark.parametrize('training, bound', [(False, 1.10), (True, 1.25)])
+def test_compiled_specialization_generates_about_the_layer_scale_vits_kernels(training, bound):
+    """Compiled, a specialized layer's per-token rows are computed inside the kernels that read
+    them: the issue's bounds on eager kernels (1.10x in inference, 1.25x in training) hold for
+    the generated ones. Built as a ``cat`` of the CLS and shared rows, each row table was a
+    kernel of its own: ViT-S/16 inference 336 kernels against 216 (1.56x), training 1.45x."""
+    x = torch.randn(2, 3, 32, 32)
+    counts = {
+        name: generated_kernels(build(**TECHNIQUES[name]), x, training)
+        for name in ('layer_scale', 'specialized', 'lora')
+    }
+    print(counts)
+    assert counts['layer_scale'] > 0
+    assert counts['specialized'] <= bound * counts['layer_scale'], counts
+    assert counts['lora'] <= bound * counts['layer_scale'], counts

@@ -34,7 +34,7 @@ def format_table(result):
             f'{r["speed_vs_baseline"]:.3f} ({low:.3f}-{high:.3f})',
             f'{r["gflops"]:.1f}',
             f'{r["gemm_fraction"]:.2f}',
-            _or_dash(r['memory_mb'], '.0f'),
+            _or_dash(r['memory_mb'], '.1f'),
             _or_dash(r['compile_s'], '.0f'),
             *(
                 [_or_dash(r.get(k), 'd' if k != 'attention' else 's') for k in OP_COLUMNS]
