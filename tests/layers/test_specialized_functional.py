@@ -3,6 +3,7 @@ import torch
 
 import tests.autocast_reference as plain
 from vitspec.layers.specialized_functional import (
+    cls_and_shared_sums,
     linear_into,
     lora_linear,
     specialized_layer_norm,
@@ -106,3 +107,34 @@ def test_without_autograd_the_output_is_the_recorded_one_bit_for_bit(op, num_cls
             inferred = call(x, *params)
     assert frozen.grad_fn is None and inferred.grad_fn is None
     assert torch.equal(recorded, frozen) and torch.equal(recorded, inferred)
+
+
+@pytest.mark.parametrize('num_cls', [1, 3])
+def test_cls_and_shared_sums_are_the_two_row_sums(num_cls):
+    t = torch.randn(3, 7, 5, dtype=torch.float64)
+    for batch in (3, 2):  # a second shape: its own kept indicator
+        cls, shared = cls_and_shared_sums(t[:batch], num_cls)
+        torch.testing.assert_close(cls, t[:batch, :num_cls].sum((0, 1)))
+        torch.testing.assert_close(shared, t[:batch, num_cls:].sum((0, 1)))
+
+
+@pytest.mark.filterwarnings('error:Dynamo detected a call to a `functools.lru_cache`')
+def test_cls_and_shared_sums_traced_keep_nothing_for_eager():
+    """Traced in a compiled backward, the indicator is built in the graph, not read from the
+    kept ones (dynamo would trace through the cache, with a warning); an eager backward of the
+    same shape afterwards gets the same gradients."""
+    x, w, b, cls_w, cls_b = (torch.randn(*s, requires_grad=True) for s in SHAPES_2x11x4)
+
+    def bias_grads(fn):
+        for t in (x, w, b, cls_w, cls_b):
+            t.grad = None
+        fn(x, w, b, cls_w, cls_b, 1).sum().backward()
+        return b.grad, cls_b.grad
+
+    compiled = torch.compile(specialized_linear, backend='aot_eager', fullgraph=True)
+    for grads in (bias_grads(compiled), bias_grads(specialized_linear)):
+        torch.testing.assert_close(grads[0], torch.full((3,), 2.0 * 10))
+        torch.testing.assert_close(grads[1], torch.full((3,), 2.0))
+
+
+SHAPES_2x11x4 = ((2, 11, 4), (3, 4), (3,), (3, 4), (3,))

@@ -71,9 +71,7 @@ class Case:
         x = (self.x[:2],)
         if self.mode == 'inference':
             return inference_op_counts(self.eager, x, self.dtype, self.device.type).summary()
-        counts = op_counts(self.eager, x, self.dtype, self.device.type)
-        self.eager.zero_grad(set_to_none=True)
-        return counts.summary()
+        return op_counts(self.eager, x, self.dtype, self.device.type).summary()
 
     def compile_seconds(self):
         return self.compile_s

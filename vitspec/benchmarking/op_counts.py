@@ -114,11 +114,22 @@ def _forward_backward(model, inputs, device_type, autocast_dtype):
 
 def op_counts(model, inputs, autocast_dtype=None, device_type='cpu') -> OpCounts:
     """The aten ops of ``model(*inputs)`` and its backward, under autocast of ``autocast_dtype``
-    (None or float32: no autocast). The loss is the sum of the outputs."""
+    (None or float32: no autocast), as every step of a training run launches them: after one
+    step that is not counted (what a step forms once and keeps, it forms there). The loss is the
+    sum of the outputs; the gradients are dropped after each step."""
     counts = OpCounts()
-    with _OpCounter(counts):
-        _forward_backward(model, inputs, device_type, autocast_dtype)
+    for counter in (contextlib.nullcontext(), _OpCounter(counts)):
+        with counter:
+            _forward_backward(model, inputs, device_type, autocast_dtype)
+        _drop_grads(model, inputs)
     return counts
+
+
+def _drop_grads(model, inputs):
+    params = model.parameters() if isinstance(model, torch.nn.Module) else ()
+    for t in (*params, *inputs):
+        if isinstance(t, torch.Tensor):
+            t.grad = None
 
 
 def inference_op_counts(model, inputs, autocast_dtype=None, device_type='cpu') -> OpCounts:

@@ -5,7 +5,7 @@ labels and instance masks)."""
 import numpy as np
 import torch
 
-from vitspec.errors import ConfigError
+from vitspec.models.detector_classes import detector_classes
 
 TASKS = ('segmentation', 'depth', 'detection')
 BOXES_PER_IMAGE = 8
@@ -75,18 +75,8 @@ def _det_sample(model, h, w, generator):
         mask[y1:y2, x1:x2] = 1
     instances = InstanceData()
     instances.bboxes = boxes
-    instances.labels = torch.randint(0, _det_classes(model), (n,), generator=generator)
+    instances.labels = torch.randint(0, detector_classes(model), (n,), generator=generator)
     instances.masks = BitmapMasks(masks, h, w)
     sample = DetDataSample(metainfo=_meta(h, w))
     sample.gt_instances = instances
     return sample
-
-
-def _det_classes(model) -> int:
-    """Classes of the detector's box head (two-stage: the RoI head's; one-stage: its own), or
-    the detector's own ``num_classes`` (PlainDETR)."""
-    roi_head = getattr(model, 'roi_head', None)
-    head = getattr(roi_head, 'bbox_head', None) or getattr(model, 'bbox_head', None) or model
-    if not isinstance(getattr(head, 'num_classes', None), int):
-        raise ConfigError(f'{type(model).__name__}: no bbox_head to read the number of classes')
-    return head.num_classes

@@ -9,6 +9,7 @@ from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
 from tqdm import tqdm
 
 from vitspec.errors import DataFileError
+from vitspec.models.detector_classes import detector_classes
 
 from .inputs import BadImage, ImageInput, find_images, read_image
 from .large_images import slide_predict
@@ -57,8 +58,7 @@ def writer_for(loaded: LoadedModel, out_dir: Path, npy: bool = False):
     if loaded.task == DEPTH:
         return DepthWriter(out_dir, npy=npy)
     if loaded.task == DETECTION:
-        num_classes = getattr(getattr(loaded.model, 'roi_head', None), 'bbox_head', None)
-        return DetectionWriter(out_dir, loaded.dataset_meta, getattr(num_classes, 'num_classes', 0))
+        return DetectionWriter(out_dir, loaded.dataset_meta, detector_classes(loaded.model))
     if loaded.task == PANOPTIC:
         model = loaded.model
         things, stuff = model.num_things_classes, model.num_stuff_classes

@@ -12,6 +12,7 @@ the output is ``F.linear``'s bit for bit.
 """
 
 import contextlib
+import functools
 
 import torch
 import torch.nn.functional as F
@@ -93,18 +94,17 @@ class _SpecializedLinear(torch.autograd.Function):
         dy_cls, x_cls = dy.narrow(1, 0, n).flatten(0, -2), x.narrow(1, 0, n).flatten(0, -2)
         rows = dx.narrow(1, 0, n)
         dy_all, x_all = dy.flatten(0, -2), x.flatten(0, -2)
-        dw, db = dy_all.T @ x_all, dy_all.sum(0) if ctx.has_bias else None
-        dcls_bias = dy_cls.sum(0) if ctx.has_bias else None
+        dw, db, dcls_bias = dy_all.T @ x_all, None, None
         dcls_weight = da = dbb = None
         if lora_a is None:
             linear_into(rows, dy.narrow(1, 0, n), cls_weight.T)
             dcls_weight = dy_cls.T @ x_cls
-            # the shared weight did not act on the CLS rows; one kernel on a GPU for both
-            shared, cls = (
-                ([dw, db], [dcls_weight, dcls_bias]) if ctx.has_bias else ([dw], [dcls_weight])
-            )
-            torch._foreach_sub_(shared, cls)
+            dw.sub_(dcls_weight)  # the shared weight did not act on the CLS rows
+            if ctx.has_bias:
+                dcls_bias, db = cls_and_shared_sums(dy, n)
         else:
+            if ctx.has_bias:
+                db, dcls_bias = dy_all.sum(0), dy_cls.sum(0)
             dh = dy_cls @ lora_b  # (B n, r)
             rows.add_((dh @ lora_a).view_as(rows))
             da, dbb = dh.T @ x_cls, dy_cls.T @ (x_cls @ lora_a.T)
@@ -133,11 +133,31 @@ class _SpecializedScaleAdd(torch.autograd.Function):
         n = ctx.num_cls
         dx = torch.mul(dy, gamma)
         _into(dx.narrow(1, 0, n), torch.mul, dy.narrow(1, 0, n), cls_gamma)
-        dgamma = torch.mul(dy, x)
-        batch_and_tokens = tuple(range(dy.dim() - 1))
-        d_cls = dgamma.narrow(1, 0, n).sum(batch_and_tokens)
-        d_shared = dgamma.narrow(1, n, dgamma.shape[1] - n).sum(batch_and_tokens)
+        d_cls, d_shared = cls_and_shared_sums(torch.mul(dy, x), n)
         return dy, dx.to(x.dtype), d_shared.to(gamma.dtype), d_cls.to(cls_gamma.dtype), None
+
+
+def cls_and_shared_sums(t, num_cls):
+    """The sums of tokens ``t`` (B, N, D) over their first ``num_cls`` rows and over the rest,
+    two (D,) vectors: one product with a (2, B N) 0/1 token indicator, one kernel where two
+    reductions would be two."""
+    batch, tokens = t.shape[:2]
+    # kept per shape in eager; a traced tensor (compiling: fake, functional) builds it in the graph
+    traced = type(t) is not torch.Tensor or torch.compiler.is_compiling()
+    indicator = (_token_indicator if traced else _kept_indicator)(
+        batch, tokens, num_cls, t.dtype, t.device
+    )
+    return torch.mm(indicator, t.reshape(batch * tokens, -1)).unbind(0)
+
+
+def _token_indicator(batch, tokens, num_cls, dtype, device):
+    """(2, batch * tokens): row 0 marks the CLS tokens of every sample, row 1 the others."""
+    is_cls = torch.arange(tokens, device=device) < num_cls
+    rows = torch.stack([is_cls, ~is_cls]).to(dtype)
+    return rows.repeat(1, batch)
+
+
+_kept_indicator = functools.lru_cache(maxsize=16)(_token_indicator)
 
 
 def _scale_add(residual, x, gamma, cls_gamma, num_cls):
