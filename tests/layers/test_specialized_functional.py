@@ -123,7 +123,8 @@ def test_cls_and_shared_sums_traced_keep_nothing_for_eager():
     """Traced in a compiled backward, the indicator is built in the graph, not read from the
     kept ones (dynamo would trace through the cache, with a warning); an eager backward of the
     same shape afterwards gets the same gradients."""
-    x, w, b, cls_w, cls_b = (torch.randn(*s, requires_grad=True) for s in SHAPES_2x11x4)
+    shapes = ((2, 11, 4), (3, 4), (3,), (3, 4), (3,))  # x, weight, bias, cls_weight, cls_bias
+    x, w, b, cls_w, cls_b = (torch.randn(*s, requires_grad=True) for s in shapes)
 
     def bias_grads(fn):
         for t in (x, w, b, cls_w, cls_b):
@@ -135,6 +136,3 @@ def test_cls_and_shared_sums_traced_keep_nothing_for_eager():
     for grads in (bias_grads(compiled), bias_grads(specialized_linear)):
         torch.testing.assert_close(grads[0], torch.full((3,), 2.0 * 10))
         torch.testing.assert_close(grads[1], torch.full((3,), 2.0))
-
-
-SHAPES_2x11x4 = ((2, 11, 4), (3, 4), (3,), (3, 4), (3,))

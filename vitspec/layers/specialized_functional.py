@@ -5,8 +5,10 @@ Forward: the op on all tokens, its first ``num_cls`` rows then changed by the CL
 on those rows. Through autograd, that in-place write makes the backward copy the whole incoming
 gradient once per layer. Here the all-token backward runs on the gradient as it is and the CLS
 rows' share is handled apart, so the extra work is on the CLS rows only. The norm and the full
-linear overwrite the CLS rows and take their share back out of the shared parameters' gradients
-(sums over rows: ``d shared = d(all rows) - d(CLS rows)``). The LoRA linear adds ``x_cls (B
+linear overwrite the CLS rows and take their share back out of the shared weights' gradients
+(sums over rows: ``d shared = d(all rows) - d(CLS rows)``); gradients that are plain sums over
+rows (a LayerScale's, the full linear's biases) are summed over the CLS rows and over the others
+in one product (`cls_and_shared_sums`). The LoRA linear adds ``x_cls (B
 A)^T + (b_cls - b)`` to the CLS rows instead: the shared weight acts on every row, and with B = 0
 the output is ``F.linear``'s bit for bit.
 """
@@ -152,12 +154,17 @@ def cls_and_shared_sums(t, num_cls):
 
 def _token_indicator(batch, tokens, num_cls, dtype, device):
     """(2, batch * tokens): row 0 marks the CLS tokens of every sample, row 1 the others."""
-    is_cls = torch.arange(tokens, device=device) < num_cls
+    is_cls = cls_token_mask(tokens, num_cls, device)
     rows = torch.stack([is_cls, ~is_cls]).to(dtype)
     return rows.repeat(1, batch)
 
 
 _kept_indicator = functools.lru_cache(maxsize=16)(_token_indicator)
+
+
+def cls_token_mask(num_tokens, num_cls, device):
+    """(num_tokens,) bool: True on the first ``num_cls`` tokens."""
+    return torch.arange(num_tokens, device=device) < num_cls
 
 
 def _scale_add(residual, x, gamma, cls_gamma, num_cls):
@@ -194,8 +201,8 @@ def token_rows(shared, cls, num_cls, num_tokens):
     inductor computes inside the kernels that read the rows (a ``cat`` stays a kernel of its
     own: ViT-S/16 inference compiled to 336 kernels with it, 192 with the ``where``)."""
     if torch.compiler.is_compiling():
-        index = torch.arange(num_tokens, device=shared.device).unsqueeze(-1)
-        return torch.where(index < num_cls, cls, shared)
+        is_cls = cls_token_mask(num_tokens, num_cls, shared.device).unsqueeze(-1)
+        return torch.where(is_cls, cls, shared)
     d = shared.shape[-1]
     return torch.cat([cls.expand(num_cls, d), shared.expand(num_tokens - num_cls, d)])
 
