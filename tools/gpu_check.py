@@ -32,6 +32,7 @@ from vitspec.diagnostics.gpu_check import (
     read_run,
 )
 from vitspec.engine.mmcv_ops.kernels import describe_ops
+from vitspec.runs.failure_reason import failure_reason
 
 ROOT = Path(__file__).resolve().parents[1]  # this checkout: it runs tools/train.py there
 CONFIGS = {
@@ -81,8 +82,8 @@ def run_training(task, precision, processes, work_dir, iters, device='cuda', dat
     Path(work_dir).mkdir(parents=True, exist_ok=True)
     (Path(work_dir) / 'output.log').write_text(proc.stdout + proc.stderr)
     if proc.returncode != 0:
-        last = (proc.stderr.strip() or proc.stdout.strip()).splitlines()[-1:]
-        return f'exit {proc.returncode}: {" ".join(last)[:200]} (see {work_dir}/output.log)'
+        reason = failure_reason(proc.stdout + proc.stderr)
+        return f'exit {proc.returncode}: {reason} (see {work_dir}/output.log)'
     return read_run(work_dir)
 
 

