@@ -18,18 +18,18 @@ TRAINED = Config.fromfile(DEMO)
 CHECKPOINT = dict(meta=dict(cfg=TRAINED.pretty_text), state_dict={})
 
 
-def tested(**changes) -> Config:
+def the_trained_config_with(**changes) -> Config:
     cfg = copy.deepcopy(TRAINED)
     cfg.merge_from_dict(changes)
     return cfg
 
 
 def test_the_training_config_itself_passes():
-    check_saved_config(CHECKPOINT, tested(), 'ck.pth')
+    check_saved_config(CHECKPOINT, the_trained_config_with(), 'ck.pth')
 
 
 def test_token_graying_on_a_plain_checkpoint_stops_naming_the_key():
-    cfg = tested(**{'model.backbone.token_graying': dict(mode='svd')})
+    cfg = the_trained_config_with(**{'model.backbone.token_graying': dict(mode='svd')})
     with pytest.raises(SavedConfigMismatch, match='ck.pth') as info:
         check_saved_config(CHECKPOINT, cfg, 'ck.pth')
     assert "model.backbone.token_graying.mode: trained '<absent>', tested 'svd'" in str(info.value)
@@ -46,11 +46,11 @@ def test_token_graying_on_a_plain_checkpoint_stops_naming_the_key():
     ],
 )
 def test_keys_only_training_reads_pass(key, value):
-    check_saved_config(CHECKPOINT, tested(**{key: value}), 'ck.pth')
+    check_saved_config(CHECKPOINT, the_trained_config_with(**{key: value}), 'ck.pth')
 
 
 def test_test_time_settings_and_test_data_are_logged(monkeypatch):
-    cfg = tested(
+    cfg = the_trained_config_with(
         **{
             'model.test_cfg.mode': 'slide',
             'test_dataloader.dataset.pipeline.1.scale': (64, 64),
@@ -67,7 +67,9 @@ def test_test_time_settings_and_test_data_are_logged(monkeypatch):
 
 
 def test_a_checkpoint_without_a_training_config_is_not_compared():
-    check_saved_config(dict(state_dict={}), tested(**{'model.backbone.token_graying': {}}), 'x')
+    check_saved_config(
+        dict(state_dict={}), the_trained_config_with(**{'model.backbone.token_graying': {}}), 'x'
+    )
 
 
 def test_the_opt_out_flag():
