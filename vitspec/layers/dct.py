@@ -12,10 +12,11 @@ real v), which is again a gather. dct(x) equals D @ x for
 the orthonormal DCT-II matrix D, and idct is D^T.
 """
 
-from functools import lru_cache
 from typing import NamedTuple
 
 import torch
+
+from vitspec.layers.eager_cache import EagerCache
 
 
 class _Plan(NamedTuple):
@@ -25,8 +26,7 @@ class _Plan(NamedTuple):
     inverse_scatter: torch.Tensor  # reversed Makhoul order -> x
 
 
-@lru_cache(maxsize=32)
-def _plan(n: int, device: torch.device, dtype: torch.dtype) -> _Plan:
+def _build_plan(n: int, device: torch.device, dtype: torch.dtype) -> _Plan:
     index = torch.arange(n)
     makhoul = torch.cat([index[::2], index[1::2].flip(0)])
     reversed_makhoul = makhoul[(-index) % n]  # its FFT is the conjugate of FFT(makhoul order)
@@ -45,11 +45,14 @@ def _plan(n: int, device: torch.device, dtype: torch.dtype) -> _Plan:
     )
 
 
+_plan = EagerCache(_build_plan, maxsize=32)
+
+
 def dct(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     """Orthonormal DCT-II of a real float tensor along `dim`."""
     dim %= x.dim()
     n = x.shape[dim]
-    plan = _plan(n, x.device, x.dtype)
+    plan = _plan(x, n, x.device, x.dtype)
     z = torch.fft.rfft(_take(x, dim, plan.forward_gather), dim=dim)
     # z_k = conj(V_k) exp(i pi k / 2n) = Y_k + i Y_{n-k}
     z = z * _along(plan.forward_twiddle, dim, x.dim())
@@ -60,7 +63,7 @@ def idct(y: torch.Tensor, dim: int = -1) -> torch.Tensor:
     """Inverse of `dct` (the orthonormal DCT-III) along `dim`."""
     dim %= y.dim()
     n = y.shape[dim]
-    plan = _plan(n, y.device, y.dtype)
+    plan = _plan(y, n, y.device, y.dtype)
     m = n // 2 + 1
     # (Y_k + i Y_{n-k}) exp(-i pi k / 2n) is the conjugate of the spectrum Makhoul's inverse needs;
     # the imaginary parts at k = 0 (and at n / 2) are ignored by irfft

@@ -14,11 +14,12 @@ the output is ``F.linear``'s bit for bit.
 """
 
 import contextlib
-import functools
 
 import torch
 import torch.nn.functional as F
 from torch.autograd.function import once_differentiable
+
+from vitspec.layers.eager_cache import EagerCache
 
 _layer_norm_backward = torch.ops.aten.native_layer_norm_backward
 
@@ -144,22 +145,18 @@ def cls_and_shared_sums(t, num_cls):
     two (D,) vectors: one product with a (2, B N) 0/1 token indicator, one kernel where two
     reductions would be two."""
     batch, tokens = t.shape[:2]
-    # kept per shape in eager; a traced tensor (compiling: fake, functional) builds it in the graph
-    traced = type(t) is not torch.Tensor or torch.compiler.is_compiling()
-    indicator = (_token_indicator if traced else _kept_indicator)(
-        batch, tokens, num_cls, t.dtype, t.device
-    )
+    indicator = _token_indicator(t, batch, tokens, num_cls, t.dtype, t.device)
     return torch.mm(indicator, t.reshape(batch * tokens, -1)).unbind(0)
 
 
-def _token_indicator(batch, tokens, num_cls, dtype, device):
+def _build_token_indicator(batch, tokens, num_cls, dtype, device):
     """(2, batch * tokens): row 0 marks the CLS tokens of every sample, row 1 the others."""
     is_cls = cls_token_mask(tokens, num_cls, device)
     rows = torch.stack([is_cls, ~is_cls]).to(dtype)
     return rows.repeat(1, batch)
 
 
-_kept_indicator = functools.lru_cache(maxsize=16)(_token_indicator)
+_token_indicator = EagerCache(_build_token_indicator, maxsize=16)
 
 
 def cls_token_mask(num_tokens, num_cls, device):
