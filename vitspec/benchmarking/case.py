@@ -7,6 +7,7 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from .machine import DTYPES
+from .memory import step_memory_bytes
 from .models import base_name, build
 from .op_counts import inference_op_counts, op_counts
 
@@ -78,21 +79,7 @@ class Case:
 
     def memory_bytes(self):
         """Peak allocated bytes on CUDA; on CPU, the bytes of tensors saved for backward."""
-        if self.device.type == 'cuda':
-            torch.cuda.reset_peak_memory_stats()
-            self.step()
-            return torch.cuda.max_memory_allocated()
-        if self.mode == 'inference' or self.model is not self.eager:
+        cpu = self.device.type != 'cuda'
+        if cpu and (self.mode == 'inference' or self.model is not self.eager):
             return None  # compiled: saved-tensor hooks would send it back through dynamo
-        saved = 0
-
-        def pack(t):
-            nonlocal saved
-            saved += t.numel() * t.element_size()
-            return t
-
-        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), self.autocast:
-            loss = _sum(self.model(self.x))
-        loss.backward()
-        self.model.zero_grad(set_to_none=True)
-        return saved
+        return step_memory_bytes(self.step, self.device)
