@@ -4,7 +4,7 @@ import pytest
 
 from tests.utils import REALDATA, restored_mmengine_instances
 from vitspec.fileio import safe_io_installed
-from vitspec.fileio.install import restorer
+from vitspec.fileio.install import LocalIOState
 
 E2E = Path(__file__).resolve().parent / 'e2e'
 
@@ -47,7 +47,7 @@ def _mmengine_file_io_restored():
     """A Runner that raises never reaches SafeIOHook's after_run, which takes vitspec's safe
     loader and atomic backend out of mmengine again: the next test finds mmengine's file I/O as
     this one found it (else a test of mmengine's own loading depends on the test order)."""
-    restore, installed = restorer(), safe_io_installed()
+    before, installed = LocalIOState(), safe_io_installed()
     yield
     if safe_io_installed() != installed:
-        restore()
+        before.restore()

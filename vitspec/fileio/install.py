@@ -34,30 +34,30 @@ def install_safe_io() -> Callable[[], None]:
     install / restore pairs leave the outermost one in charge."""
     if safe_io_installed():
         return lambda: None
-    restore = restorer()
+    before = LocalIOState()
     CheckpointLoader.register_scheme(LOCAL_PREFIX, load_local_checkpoint, force=True)
     register_backend(LOCAL_NAME, AtomicLocalBackend, prefixes=LOCAL_PREFIX, force=True)
-    _forget_instances_of(restore.backends)
-    return restore
+    _forget_instances_of((before.by_name, before.by_prefix))
+    return before.restore
 
 
-def restorer() -> Callable[[], None]:
-    """A function that puts mmengine's local checkpoint loader and file backend back as they
-    are now (``restore.backends``: the two backend classes it puts back)."""
-    scheme = CheckpointLoader._schemes.get(LOCAL_PREFIX)
-    by_name, by_prefix = backends.get(LOCAL_NAME), prefix_to_backends.get(LOCAL_PREFIX)
+class LocalIOState:
+    """mmengine's local checkpoint loader and file backend classes as they are when made;
+    ``restore()`` puts them back."""
 
-    def restore():
-        if scheme is None:
+    def __init__(self):
+        self.scheme = CheckpointLoader._schemes.get(LOCAL_PREFIX)
+        self.by_name = backends.get(LOCAL_NAME)
+        self.by_prefix = prefix_to_backends.get(LOCAL_PREFIX)
+
+    def restore(self):
+        if self.scheme is None:
             CheckpointLoader._schemes.pop(LOCAL_PREFIX, None)
         else:
-            CheckpointLoader.register_scheme(LOCAL_PREFIX, scheme, force=True)
-        _put(backends, LOCAL_NAME, by_name)
-        _put(prefix_to_backends, LOCAL_PREFIX, by_prefix)
+            CheckpointLoader.register_scheme(LOCAL_PREFIX, self.scheme, force=True)
+        _put(backends, LOCAL_NAME, self.by_name)
+        _put(prefix_to_backends, LOCAL_PREFIX, self.by_prefix)
         _forget_instances_of((AtomicLocalBackend,))
-
-    restore.backends = (by_name, by_prefix)
-    return restore
 
 
 @contextmanager
