@@ -20,6 +20,7 @@ import torch
 
 from vitspec.demo import DATA_ROOTS
 from vitspec.demo import write_datasets as write_demo_data
+from vitspec.diagnostics.failure_reason import failure_reason
 from vitspec.diagnostics.gpu_check import (
     CPU_PROCESSES,
     DEVICES,
@@ -32,7 +33,6 @@ from vitspec.diagnostics.gpu_check import (
     read_run,
 )
 from vitspec.engine.mmcv_ops.kernels import describe_ops
-from vitspec.runs.failure_reason import failure_reason
 
 ROOT = Path(__file__).resolve().parents[1]  # this checkout: it runs tools/train.py there
 CONFIGS = {

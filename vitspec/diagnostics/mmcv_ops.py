@@ -12,8 +12,8 @@ from typing import NamedTuple
 import torch
 from mmcv.ops import MultiScaleDeformableAttention, RoIAlign, nms
 
+from vitspec.diagnostics.failure_reason import failure_reason
 from vitspec.engine.mmcv_ops.autocast import run_mmcv_ops_in_float32
-from vitspec.runs.failure_reason import failure_reason
 
 # The child process of ops_check_isolated: the checks as JSON on the last line of its output.
 CHILD = (

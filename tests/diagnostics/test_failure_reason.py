@@ -1,6 +1,6 @@
-"""vitspec.runs.failure_reason: the one line a failed training command is reported by."""
+"""vitspec.diagnostics.failure_reason: the one line a failed training command is reported by."""
 
-from vitspec.runs.failure_reason import failure_reason
+from vitspec.diagnostics.failure_reason import failure_reason
 
 RANK_TRACEBACK = """[rank{rank}]: Traceback (most recent call last):
 [rank{rank}]:   File "tools/train.py", line 9, in <module>
