@@ -62,12 +62,14 @@ class _SpecializedLayerNorm(torch.autograd.Function):
 class _SpecializedLinear(torch.autograd.Function):
     """``F.linear(x, weight, bias)`` on all tokens; on the first ``num_cls``, ``F.linear(x_cls,
     cls_weight, cls_bias)`` instead (full form), or with ``(x_cls A^T) B^T + cls_bias`` added
-    to it (LoRA: the CLS weight is ``weight + B A``, its bias ``bias + cls_bias``). Under
+    to it (LoRA: the CLS weight is ``weight + B A``, its bias ``cls_bias``). Under
     autocast the inputs are cast once, here, and the cast copies are what backward reads."""
 
     @staticmethod
     def forward(ctx, x, weight, bias, cls_weight, lora_a, lora_b, cls_bias, num_cls):
         ctx.dtypes = [t.dtype if t is not None else None for t in (x, weight, lora_a)]
+        if lora_a is not None and bias is not None:
+            cls_bias = cls_bias - bias  # added to rows that hold ``bias`` already
         device = x.device.type
         autocast = torch.amp.is_autocast_available(device) and torch.is_autocast_enabled(device)
         if autocast:
@@ -79,18 +81,20 @@ class _SpecializedLinear(torch.autograd.Function):
         with torch.autocast(device, enabled=False) if autocast else contextlib.nullcontext():
             out = F.linear(x, weight, bias)
             x_cls, rows = x.narrow(1, 0, num_cls), out.narrow(1, 0, num_cls)
+            h_cls = None  # LoRA: x_cls A^T, (B, n, r), kept for B's gradient
             if lora_a is None:
                 linear_into(rows, x_cls, cls_weight, cls_bias)
             else:
-                rows.add_(F.linear(F.linear(x_cls, lora_a), lora_b, cls_bias))
-        ctx.save_for_backward(x, weight, cls_weight, lora_a, lora_b)
+                h_cls = F.linear(x_cls, lora_a)
+                rows.add_(F.linear(h_cls, lora_b, cls_bias))
+        ctx.save_for_backward(x, weight, cls_weight, lora_a, lora_b, h_cls)
         ctx.num_cls, ctx.has_bias = num_cls, bias is not None
         return out
 
     @staticmethod
     @once_differentiable
     def backward(ctx, dy):
-        x, weight, cls_weight, lora_a, lora_b = ctx.saved_tensors
+        x, weight, cls_weight, lora_a, lora_b, h_cls = ctx.saved_tensors
         n, (x_dtype, w_dtype, lora_dtype) = ctx.num_cls, ctx.dtypes
         dy = dy.to(x.dtype)
         dx = dy @ weight
@@ -99,18 +103,16 @@ class _SpecializedLinear(torch.autograd.Function):
         dy_all, x_all = dy.flatten(0, -2), x.flatten(0, -2)
         dw, db, dcls_bias = dy_all.T @ x_all, None, None
         dcls_weight = da = dbb = None
+        if ctx.has_bias:  # neither the shared bias nor (LoRA) its difference acts on both
+            dcls_bias, db = cls_and_shared_sums(dy, n)
         if lora_a is None:
             linear_into(rows, dy.narrow(1, 0, n), cls_weight.T)
             dcls_weight = dy_cls.T @ x_cls
             dw.sub_(dcls_weight)  # the shared weight did not act on the CLS rows
-            if ctx.has_bias:
-                dcls_bias, db = cls_and_shared_sums(dy, n)
         else:
-            if ctx.has_bias:
-                db, dcls_bias = dy_all.sum(0), dy_cls.sum(0)
             dh = dy_cls @ lora_b  # (B n, r)
             rows.add_((dh @ lora_a).view_as(rows))
-            da, dbb = dh.T @ x_cls, dy_cls.T @ (x_cls @ lora_a.T)
+            da, dbb = dh.T @ x_cls, dy_cls.T @ h_cls.flatten(0, -2)
         grads = [(g, w_dtype) for g in (dw, db, dcls_weight)]
         grads += [(g, lora_dtype) for g in (da, dbb)] + [(dcls_bias, w_dtype)]
         grads = [None if g is None else g.to(dtype) for g, dtype in grads]
@@ -243,5 +245,4 @@ def specialized_linear(x, weight, bias, cls_weight, cls_bias, num_cls):
 def lora_linear(x, weight, bias, lora_a, lora_b, cls_bias, num_cls):
     """``F.linear`` of tokens (B, N, in), the first `num_cls` with the weight ``weight + lora_b
     @ lora_a`` and ``cls_bias``, through the rank-r factors (never an (out, in) product)."""
-    dbias = None if bias is None else cls_bias - bias
-    return _SpecializedLinear.apply(x, weight, bias, None, lora_a, lora_b, dbias, num_cls)
+    return _SpecializedLinear.apply(x, weight, bias, None, lora_a, lora_b, cls_bias, num_cls)
