@@ -103,7 +103,7 @@ class _SpecializedLinear(torch.autograd.Function):
         dy_all, x_all = dy.flatten(0, -2), x.flatten(0, -2)
         dw, db, dcls_bias = dy_all.T @ x_all, None, None
         dcls_weight = da = dbb = None
-        if ctx.has_bias:  # neither the shared bias nor (LoRA) its difference acts on both
+        if ctx.has_bias:  # the shared bias reaches the other rows only, cls_bias the CLS rows
             dcls_bias, db = cls_and_shared_sums(dy, n)
         if lora_a is None:
             linear_into(rows, dy.narrow(1, 0, n), cls_weight.T)
