@@ -80,8 +80,10 @@ def main(argv=None):
         compile_test_step(runner)
         with empty_datasets_explained(cfg):
             metrics = runner.test()
+    rank = runner.rank
+    del runner  # before the process group goes (see shutdown_distributed)
     shutdown_distributed()
-    if runner.rank == 0:
+    if rank == 0:
         print('vitspec-metrics ' + json.dumps(scalar_metrics(metrics)), flush=True)
 
 

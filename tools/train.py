@@ -85,10 +85,15 @@ def main(argv=None):
     # not by the config's runner, which cannot tell at __init__ whether it will train, and test
     # runs (tools/test.py's default work dir is the training's) must not be refused.
     with work_dir_owned(cfg.work_dir, cfg.launcher), relative_paths_explained(args.config, cfg):
-        runner = build_runner(cfg)
-        with empty_datasets_explained(cfg):
-            runner.train()
+        train(cfg)
     shutdown_distributed()
+
+
+def train(cfg):
+    """Its Runner is gone when it returns (see shutdown_distributed)."""
+    runner = build_runner(cfg)
+    with empty_datasets_explained(cfg):
+        runner.train()
 
 
 if __name__ == '__main__':

@@ -6,6 +6,7 @@ itself, so mmseg's and mmdet's own tools/train.py run our configs the same way.
 """
 
 import datetime
+import gc
 import os
 import os.path as osp
 from contextlib import contextmanager
@@ -103,7 +104,12 @@ def empty_datasets_explained(cfg: Config):
 def shutdown_distributed():
     """Destroy the process group before the interpreter exits: left to the interpreter's
     teardown, gloo's threads can abort the process ('terminate called without an active
-    exception') after a run that succeeded."""
+    exception', SIGABRT) after a run that succeeded. Call it after the last reference to the
+    Runner is gone: a Runner sits in reference cycles (its loops point back at it) with its DDP
+    wrapper, which holds the group, and only the cyclic collector frees it. Collected here,
+    while the interpreter is whole, not at some later collection or during its teardown (seen
+    in CI: a rank aborted so after its run, 2026-12-06)."""
+    gc.collect()
     if dist.is_available() and dist.is_initialized():
         dist.barrier()
         dist.destroy_process_group()
