@@ -108,7 +108,7 @@ def shutdown_distributed():
     Runner is gone: a Runner sits in reference cycles (its loops point back at it) with its DDP
     wrapper, which holds the group, and only the cyclic collector frees it. Collected here,
     while the interpreter is whole, not at some later collection or during its teardown (seen
-    in CI: a rank aborted so after its run, 2026-12-06)."""
+    2026-12-06 in the test suite: a gloo rank aborted so after its run)."""
     gc.collect()
     if dist.is_available() and dist.is_initialized():
         dist.barrier()
