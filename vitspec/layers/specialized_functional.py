@@ -7,10 +7,10 @@ gradient once per layer. Here the all-token backward runs on the gradient as it 
 rows' share is handled apart, so the extra work is on the CLS rows only. The norm and the full
 linear overwrite the CLS rows and take their share back out of the shared weights' gradients
 (sums over rows: ``d shared = d(all rows) - d(CLS rows)``); gradients that are plain sums over
-rows (a LayerScale's, the full linear's biases) are summed over the CLS rows and over the others
-in one product (`cls_and_shared_sums`). The LoRA linear adds ``x_cls (B
-A)^T + (b_cls - b)`` to the CLS rows instead: the shared weight acts on every row, and with B = 0
-the output is ``F.linear``'s bit for bit.
+rows (a LayerScale's, the linear's biases in both forms) are summed over the CLS rows and over
+the others in one product (`cls_and_shared_sums`). The LoRA linear adds ``x_cls (B A)^T +
+(b_cls - b)`` to the CLS rows instead: the shared weight acts on every row, and with B = 0 the
+output is ``F.linear``'s bit for bit.
 """
 
 import contextlib
