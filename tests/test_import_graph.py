@@ -27,13 +27,13 @@ ALLOWED = {
     'mmcv_ext': set(),
     'fileio': {'errors'},
     'layers': {'errors'},
-    'checkpoints': {'errors', 'fileio', 'layers'},
+    'checkpoints': {'errors', 'fileio', 'layers', 'config'},
     'models': {'errors', 'fileio', 'layers', 'checkpoints'},
     'datasets': {'errors', 'fileio', 'depth_crops'},
     'evaluation': {'errors', 'fileio', 'depth_crops'},
     # config handling: where the configs are, the config tree, --cfg-options, key typos, digests
     'config': {'errors'},
-    'engine': {'errors', 'fileio', 'layers', 'checkpoints', 'datasets', 'config'},
+    'engine': {'errors', 'fileio', 'layers', 'checkpoints', 'models', 'datasets', 'config'},
     # runs: a Runner from a config and its work dir; then the top parts, what tools/ is made of
     'runs': {*MODEL_SIDE, 'datasets', 'evaluation', 'depth_crops', 'engine'},
     'conversion': MODEL_SIDE,  # released files into checkpoints of our models

@@ -20,7 +20,7 @@ import json
 
 import torch
 
-from vitspec.analysis.backbone_source import load_backbone
+from vitspec.analysis.backbone_source import load_backbone, model_files
 from vitspec.analysis.conditioning import (
     block_conditioning,
     format_table,
@@ -29,6 +29,8 @@ from vitspec.analysis.conditioning import (
     plot_conditioning,
 )
 from vitspec.analysis.feature_maps import load_image, to_input
+from vitspec.errors import VitspecError
+from vitspec.fileio import add_output, claim_outputs
 
 
 def parse_args(argv=None):
@@ -37,8 +39,8 @@ def parse_args(argv=None):
         '--models', nargs='+', required=True, help='CONFIG, CONFIG=CHECKPOINT or CONVERTED each'
     )
     parser.add_argument('--images', nargs='+', required=True, help='files, folders or patterns')
-    parser.add_argument('--out', required=True, help='PNG plot')
-    parser.add_argument('--json', help='the curves and per-image values as JSON')
+    add_output(parser, '--out', suffixes=('.png',), required=True, help='PNG plot')
+    add_output(parser, '--json', suffixes=('.json',), help='the curves and per-image values')
     parser.add_argument('--labels', nargs='+', help='one per model (default: file names)')
     parser.add_argument(
         '--token-graying',
@@ -72,12 +74,16 @@ def main(argv=None):
     args = parse_args(argv)
     try:
         paths = image_paths(args.images)
-    except FileNotFoundError as exc:
+        claim_outputs(args, inputs=[*paths, *model_files(args.models)])
+    except (FileNotFoundError, VitspecError) as exc:
         raise SystemExit(f'analyze_conditioning: {exc}')
     images = [load_image(p, args.size) for p in paths]
     curves, per_image = {}, {}
     for i, source in enumerate(args.models):
-        loaded, default_label = load_backbone(source, seed=args.seed)
+        try:
+            loaded, default_label = load_backbone(source, seed=args.seed)
+        except VitspecError as exc:
+            raise SystemExit(f'analyze_conditioning: {source}: {exc}')
         label = args.labels[i] if args.labels else default_label
         for name, model in variants(loaded, source, label, args.token_graying, args.seed):
             batch = torch.cat([to_input(img, model.patch_size) for img in images])

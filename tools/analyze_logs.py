@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from vitspec.errors import OutputPathError
+from vitspec.fileio import add_output, claim_outputs
 from vitspec.runs.logs import TASK_METRICS, series
 
 PANEL_INCHES, DPI = (5.0, 3.5), 100
@@ -73,7 +75,7 @@ def plot_curves(work_dirs, keys, labels, out: str, smooth: int = 1):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('work_dirs', nargs='+', type=Path)
-    parser.add_argument('--out', required=True, help='PNG to write')
+    add_output(parser, '--out', suffixes=('.png',), required=True, help='PNG to write')
     parser.add_argument('--keys', nargs='+', help='scalars to plot (default: loss + metrics)')
     parser.add_argument('--labels', nargs='+', help='legend names (default: work dir names)')
     parser.add_argument('--smooth', type=int, default=1, help='moving average over losses')
@@ -81,6 +83,10 @@ def main(argv=None):
     missing = [str(wd) for wd in args.work_dirs if not wd.is_dir()]
     if missing:
         sys.exit(f'analyze_logs: no such work dir: {", ".join(missing)}')
+    try:
+        claim_outputs(args, inputs=args.work_dirs)
+    except OutputPathError as exc:
+        sys.exit(f'analyze_logs: {exc}')
     labels = args.labels or [wd.name for wd in args.work_dirs]
     if len(labels) != len(args.work_dirs):
         sys.exit('analyze_logs: --labels needs one label per work dir')

@@ -73,16 +73,18 @@ from vitspec.conversion.checkpoint import convert_file
 from vitspec.conversion.eomt import convert_eomt_file
 from vitspec.conversion.head import convert_head_file
 from vitspec.conversion.plain_detr import convert_detr_head_file
-from vitspec.errors import CheckpointError
+from vitspec.errors import CheckpointError, OutputPathError
+from vitspec.fileio import add_output, claim_outputs
 
 EOMT = 'eomt'  # a whole released EoMT network (vitspec.models.eomt.checkpoint_format)
+CHECKPOINT_SUFFIXES = ('.pth', '.pt')
 DETR = 'dinov3-detr'  # DINOv3's COCO detector head (vitspec.models.plain_detr.checkpoint_format)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('src', help='source checkpoint')
-    parser.add_argument('dst', help='converted checkpoint to write')
+    add_output(parser, 'dst', suffixes=CHECKPOINT_SUFFIXES, help='converted checkpoint to write')
     parser.add_argument('--format', required=True, choices=sorted([*FORMATS, EOMT, DETR]))
     parser.add_argument(
         '--num-heads',
@@ -123,6 +125,11 @@ def main(argv=None):
         'model.backbone.init_cfg.checkpoint)',
     )
     args = parser.parse_args(argv)
+    inputs = [p for p in (args.src, args.head_config, args.backbone) if p]
+    try:
+        claim_outputs(args, inputs=inputs)
+    except OutputPathError as exc:
+        parser.error(str(exc))
     if args.format == DETR:
         if not args.head_config:
             parser.error('--format dinov3-detr needs --head-config (a PlainDETR config)')

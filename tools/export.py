@@ -13,18 +13,21 @@ unless CONFIG is given (then it is checked against the saved one). See docs/expo
 import argparse
 import sys
 
-from vitspec.errors import ConfigError
+from vitspec.errors import VitspecError
 from vitspec.export import check_parity
 from vitspec.export.checkpoint_export import default_size, export_checkpoint
 from vitspec.export.graphs import graph_for
 from vitspec.export.speed import compare_speed
+from vitspec.fileio import FILE, add_output, claim_outputs
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description='Export a model to ONNX')
     parser.add_argument('paths', nargs='+', metavar='[CONFIG] CHECKPOINT')
     parser.add_argument('--format', choices=['onnx'], default='onnx')
-    parser.add_argument('--out', required=True, help='the .onnx file to write')
+    add_output(
+        parser, '--out', kind=FILE, suffixes=('.onnx',), required=True, help='the .onnx file'
+    )
     parser.add_argument('--shape', nargs=2, type=int, metavar=('H', 'W'), help='image size')
     parser.add_argument(
         '--dynamic', action='store_true', help='symbolic batch and (where allowed) image size'
@@ -45,12 +48,17 @@ def parse_args(argv=None):
     if len(args.paths) > 2:
         parser.error('give CHECKPOINT, or CONFIG CHECKPOINT')
     args.config, args.checkpoint = ([None] + args.paths)[-2:]
+    if args.shape is not None and min(args.shape) < 1:
+        parser.error(f'--shape {" ".join(map(str, args.shape))}: give H W, each 1 pixel or more')
+    if args.threads < 1:
+        parser.error(f'--threads {args.threads}: give 1 or more')
     return args
 
 
 def main(argv=None):
     args = parse_args(argv)
     try:
+        claim_outputs(args, inputs=[p for p in (args.checkpoint, args.config) if p])
         result = export_checkpoint(
             args.checkpoint,
             args.out,
@@ -61,7 +69,7 @@ def main(argv=None):
             check_config=not args.no_config_check,
             whole=args.whole,
         )
-    except ConfigError as exc:
+    except (VitspecError, FileNotFoundError) as exc:
         sys.exit(f'cannot export: {exc}')
     exported = result.exported
     shape = 'dynamic' if exported.dynamic_size else 'x'.join(map(str, exported.traced_size))

@@ -19,24 +19,23 @@ test pipelines or data preprocessors differ.
 import argparse
 import sys
 
-import torch
-
 from vitspec.errors import VitspecError
+from vitspec.fileio import FOLDER, add_output, claim_outputs
 from vitspec.inference import (
+    checked_device,
     find_images,
     load_heads,
     load_model,
     predict_files,
     predict_files_heads,
-    prepare_output_dir,
 )
+from vitspec.inference.large_images import DEFAULT_OVERLAP, check_slide_settings
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('paths', nargs='+', metavar='[CONFIG] CHECKPOINT INPUTS')
-    parser.add_argument('--out', required=True, help='output folder')
-    parser.add_argument('--overwrite', action='store_true', help='write into a non-empty --out')
+    add_output(parser, '--out', kind=FOLDER, required=True, help='output folder')
     precision = parser.add_mutually_exclusive_group()
     precision.add_argument(
         '--amp', action='store_true', default=None, help='autocast (bfloat16 on CPUs)'
@@ -44,14 +43,18 @@ def parse_args(argv=None):
     precision.add_argument(
         '--fp32', dest='amp', action='store_false', help='float32 (default: as trained)'
     )
-    parser.add_argument('--batch', type=int, default=1, help='images (or windows) per forward')
+    parser.add_argument(
+        '--batch', type=positive_int, default=1, help='images (or windows) per forward'
+    )
     parser.add_argument('--device', default=None, help='cuda, cuda:1, cpu (default: cuda if any)')
     parser.add_argument('--npy', action='store_true', help='depth: also float32 metres as .npy')
     parser.add_argument(
         '--slide', action='store_true', help='large images: overlapping windows at their own scale'
     )
     parser.add_argument('--window', type=int, nargs=2, metavar=('H', 'W'), help='--slide window')
-    parser.add_argument('--overlap', type=float, default=1 / 3, help='--slide overlap (fraction)')
+    parser.add_argument(
+        '--overlap', type=float, help=f'--slide overlap (fraction, default {DEFAULT_OVERLAP:.3f})'
+    )
     parser.add_argument('--no-config-check', action='store_true', help='use CONFIG as given')
     parser.add_argument(
         '--heads',
@@ -63,6 +66,10 @@ def parse_args(argv=None):
         '--input-of', type=int, default=None, metavar='K', help='--heads: head K prepares the input'
     )
     args = parser.parse_args(argv)
+    if not args.slide and (args.window is not None or args.overlap is not None):
+        parser.error('--window and --overlap set the sliding windows: add --slide')
+    if args.overlap is None:
+        args.overlap = DEFAULT_OVERLAP
     if args.heads:
         args.configs, args.checkpoints = head_paths(args.heads, parser)
         args.inputs = args.paths
@@ -74,6 +81,13 @@ def parse_args(argv=None):
         parser.error('give a CHECKPOINT and at least one input')
     args.config, args.checkpoint, args.inputs = config, rest[0], rest[1:]
     return args
+
+
+def positive_int(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f'expected a number >= 1, got {text}')
+    return value
 
 
 def split_paths(paths):
@@ -105,7 +119,7 @@ def head_paths(paths, parser):
 
 def main_heads(args, device, slide):
     paths = find_images(args.inputs)
-    prepare_output_dir(args.out, args.overwrite)
+    claim_outputs(args, inputs=[*paths, *args.checkpoints], create=False)
     multi = load_heads(
         args.checkpoints, args.configs, device, args.input_of, not args.no_config_check
     )
@@ -121,17 +135,19 @@ def main_heads(args, device, slide):
 
 def main(argv=None):
     args = parse_args(argv)
-    device = args.device or ('cuda' if torch.cuda.is_available() else 'cpu')
     slide = dict(window=tuple(args.window) if args.window else None, overlap=args.overlap)
     slide = slide if args.slide else None
     try:
+        device = checked_device(args.device)
         if args.heads:
             summary = main_heads(args, device, slide)
             print('\n'.join(summary.lines()))
             print(f'outputs in {args.out}/<head>/')
             return 0 if summary.written else 1
         paths = find_images(args.inputs)
-        prepare_output_dir(args.out, args.overwrite)  # refused before the model loads
+        check_slide_settings(batch_size=args.batch, **(slide or {}))
+        # refused before the model loads; created only once it has loaded
+        claim_outputs(args, inputs=[*paths, args.checkpoint], create=False)
         loaded = load_model(args.checkpoint, args.config, device, not args.no_config_check)
         print(f'{loaded.task} model of {loaded.checkpoint} on {device}: {len(paths)} image(s)')
         summary = predict_files(
@@ -144,7 +160,7 @@ def main(argv=None):
             overwrite=args.overwrite,
             slide=slide,
         )
-    except (VitspecError, NotImplementedError) as exc:
+    except (VitspecError, NotImplementedError, FileNotFoundError) as exc:
         sys.exit(f'infer: {exc}')
     print('\n'.join(summary.lines()))
     print(f'outputs in {args.out}')

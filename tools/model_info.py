@@ -13,6 +13,8 @@ import argparse
 import json
 
 from vitspec.analysis.model_info import format_info, model_info
+from vitspec.errors import OutputPathError
+from vitspec.fileio import add_output, atomic_write_bytes, claim_outputs
 
 
 def main(argv=None):
@@ -25,13 +27,17 @@ def main(argv=None):
         metavar=('H', 'W'),
         help='input size for FLOPs (default: the config crop size)',
     )
-    parser.add_argument('--json', help='also write the numbers to this JSON file')
+    add_output(parser, '--json', suffixes=('.json',), help='also write the numbers to this file')
     args = parser.parse_args(argv)
+    try:
+        claim_outputs(args, inputs=[args.config])
+    except OutputPathError as exc:
+        parser.error(str(exc))
     info = model_info(args.config, args.shape)
     print(format_info(info))
     if args.json:
-        with open(args.json, 'w') as f:
-            json.dump(info, f, indent=1)
+        atomic_write_bytes(json.dumps(info, indent=1).encode(), args.json)
+        print(f'wrote {args.json}')
 
 
 if __name__ == '__main__':

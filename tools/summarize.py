@@ -13,6 +13,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from vitspec.errors import OutputPathError
+from vitspec.fileio import add_output, atomic_write_bytes, claim_outputs
 from vitspec.runs.logs import TASK_METRICS, last_validation, task_of, test_results
 
 COLUMNS = [  # (metric key, header, scale, digits)
@@ -72,15 +74,17 @@ def markdown_table(work_dirs) -> str:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('work_dirs', nargs='+')
-    parser.add_argument('--out', help='also write the table to this Markdown file')
+    add_output(parser, '--out', suffixes=('.md',), help='also write the table to this file')
     args = parser.parse_args(argv)
     try:
+        claim_outputs(args, inputs=args.work_dirs)
         table = markdown_table(args.work_dirs)
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, OutputPathError) as exc:
         sys.exit(f'summarize: {exc}')
     print(table, end='')
     if args.out:
-        Path(args.out).write_text(table)
+        atomic_write_bytes(table.encode(), args.out)
+        print(f'wrote {args.out}')
 
 
 if __name__ == '__main__':

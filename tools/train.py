@@ -11,6 +11,7 @@ import os
 from vitspec.config.cfg_options_action import CfgOptionsAction
 from vitspec.config.relative_paths import relative_paths_explained
 from vitspec.runs.compile import enable_compile
+from vitspec.runs.earlier_checkpoints import refuse_other_models_checkpoints
 from vitspec.runs.runner import (
     build_runner,
     config_from_args,
@@ -85,6 +86,7 @@ def main(argv=None):
     # not by the config's runner, which cannot tell at __init__ whether it will train, and test
     # runs (tools/test.py's default work dir is the training's) must not be refused.
     with work_dir_owned(cfg.work_dir, cfg.launcher), relative_paths_explained(args.config, cfg):
+        refuse_other_models_checkpoints(cfg)
         train(cfg)
     shutdown_distributed()
 

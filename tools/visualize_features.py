@@ -17,7 +17,7 @@ import argparse
 import numpy as np
 import torch
 
-from vitspec.analysis.backbone_source import load_backbone
+from vitspec.analysis.backbone_source import load_backbone, model_files
 from vitspec.analysis.feature_maps import (
     cls_patch_cosine,
     compose_grid,
@@ -27,6 +27,8 @@ from vitspec.analysis.feature_maps import (
     plot_cosine,
     to_input,
 )
+from vitspec.errors import VitspecError
+from vitspec.fileio import add_output, claim_outputs
 
 
 def parse_args(argv=None):
@@ -38,8 +40,8 @@ def parse_args(argv=None):
         help='CONFIG, CONFIG=CHECKPOINT or CONVERTED_CHECKPOINT each',
     )
     parser.add_argument('--images', nargs='+', required=True)
-    parser.add_argument('--out', required=True, help='PCA grid PNG')
-    parser.add_argument('--cosine-out', help='CLS-vs-patch cosine plot PNG')
+    add_output(parser, '--out', suffixes=('.png',), required=True, help='PCA grid PNG')
+    add_output(parser, '--cosine-out', suffixes=('.png',), help='CLS-vs-patch cosine plot PNG')
     parser.add_argument('--labels', nargs='+', help='column titles (default: file names)')
     parser.add_argument('--size', type=int, default=224, help='input side in pixels')
     parser.add_argument('--cell', type=int, default=160, help='grid cell side in pixels')
@@ -54,12 +56,19 @@ def parse_args(argv=None):
 def main(argv=None):
     args = parse_args(argv)
     torch.use_deterministic_algorithms(True, warn_only=True)
+    try:
+        claim_outputs(args, inputs=[*args.images, *model_files(args.models)])
+    except VitspecError as exc:
+        raise SystemExit(f'visualize_features: {exc}')
     images = [load_image(p, args.size) for p in args.images]
     maps, labels, curves = [], [], {}
     for i, source in enumerate(args.models):
-        model, label = load_backbone(
-            source, seed=args.seed, out_indices=[args.layer], output_cls_token=False
-        )
+        try:
+            model, label = load_backbone(
+                source, seed=args.seed, out_indices=[args.layer], output_cls_token=False
+            )
+        except VitspecError as exc:
+            raise SystemExit(f'visualize_features: {source}: {exc}')
         label = args.labels[i] if args.labels else label
         inputs = [to_input(img, model.patch_size) for img in images]
         maps.append(pca_rgb([patch_features(model, x) for x in inputs]))

@@ -23,6 +23,7 @@ __all__ = [
     'BackboneNotFrozenError',
     'UnusedParameterError',
     'InertProbeError',
+    'OutputPathError',
     'WorkDirInUseError',
     'MmcvOpsError',
     'closest_names',
@@ -65,6 +66,11 @@ class CheckpointError(VitspecError, RuntimeError):
 
 class DataFileError(VitspecError, ValueError):
     """A dataset file that is missing, cannot be decoded or holds invalid values."""
+
+
+class OutputPathError(VitspecError, ValueError):
+    """An output path a tool refuses before its work: an existing file or non-empty folder
+    without --overwrite, an input, a missing suffix, a parent that is a file."""
 
 
 class BadImage(DataFileError):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vitspec.errors import DataFileError
+from vitspec.errors import OutputPathError
 from vitspec.inference import find_images, load_model, predict_files
 from vitspec.inference.batch_run import same_size_batches, unique_stems
 from vitspec.inference.inputs import ImageInput
@@ -74,7 +74,7 @@ def test_bad_images_are_counted_and_named(segmenter, ade_images, tmp_path):
 def test_an_output_folder_with_files_needs_overwrite(segmenter, ade_images, tmp_path):
     (tmp_path / 'old.txt').write_text('x')
     paths = find_images([ade_images / 'ADE_val_00000003.jpg'])
-    with pytest.raises(DataFileError, match='--overwrite'):
+    with pytest.raises(OutputPathError, match='--overwrite'):
         predict_files(segmenter, paths, tmp_path, progress=False)
     predict_files(segmenter, paths, tmp_path, overwrite=True, progress=False)
     assert (tmp_path / 'ADE_val_00000003_labels.png').is_file()

@@ -2,6 +2,7 @@
 each other at each input's size, and the instances in detections.json beside them."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,10 +28,14 @@ def test_category_ids_come_from_the_training_annotation_file(tmp_path):
     ann_file.write_text(json.dumps(dict(categories=cats)))
     meta = dict(classes=('person', 'sky'), ann_file=str(ann_file))
     writer = PanopticWriter(tmp_path, meta, num_things=1, num_stuff=1)
-    assert writer.category_ids == [1, 187] and writer.id_source == 'annotation file'
+    assert writer.category_ids == [1, 187]
+    assert writer.id_source == f'the categories of {ann_file}'
     ann_file.unlink()
     writer = PanopticWriter(tmp_path, meta, num_things=1, num_stuff=1)
-    assert writer.category_ids == [1, 2] and writer.id_source == 'class index + 1'
+    assert writer.category_ids == [1, 2]
+    assert writer.id_source == f'class index + 1 ({ann_file} not found from {Path.cwd()})'
+    writer.write('a', np.zeros((4, 4, 3), np.uint8), np.full((4, 4), 2, np.int64))
+    assert json.loads(writer.close().read_text())['info'] == dict(category_ids=writer.id_source)
 
 
 @pytest.fixture(scope='module')

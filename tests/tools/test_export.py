@@ -66,3 +66,15 @@ def test_a_technique_that_cannot_export_exits_saying_why(tmp_path):
     with pytest.raises(SystemExit, match='no SVD operator'):
         main([checkpoint, '--out', str(tmp_path / 'x.onnx')])
     assert not (tmp_path / 'x.onnx').exists()
+
+
+def test_an_earlier_export_a_folder_and_a_zero_shape_are_refused(seg_checkpoint, tmp_path):
+    earlier = tmp_path / 'earlier.onnx'
+    earlier.write_bytes(b'an earlier export')
+    with pytest.raises(SystemExit, match='exists: choose another name, or pass --overwrite'):
+        main([seg_checkpoint, '--out', str(earlier), '--no-check'])
+    assert earlier.read_bytes() == b'an earlier export'
+    with pytest.raises(SystemExit, match='is a folder: name a file in it'):
+        main([seg_checkpoint, '--out', str(tmp_path), '--no-check'])
+    with pytest.raises(SystemExit):
+        parse_args([seg_checkpoint, '--out', str(tmp_path / 'm.onnx'), '--shape', '0', '0'])

@@ -3,6 +3,7 @@ of real samples, the files of each task, bad inputs named, an output folder in u
 
 import numpy as np
 import pytest
+import torch
 from PIL import Image
 
 from tests.inference.demo_checkpoints import (
@@ -89,3 +90,64 @@ def test_a_detection_and_an_eomt_checkpoint(realdata, tmp_path, capsys):
     ade = realdata / 'ade20k/ADEChallengeData2016/images/validation/ADE_val_00000001.jpg'
     assert infer.main([str(eomt), str(ade), '--out', str(tmp_path / 'eomt')]) == 0
     assert Image.open(tmp_path / 'eomt/ADE_val_00000001_labels.png').size == (683, 512)
+
+
+def test_an_output_folder_that_holds_an_input_is_refused_even_with_overwrite(segmenter, tmp_path):
+    # a photo named like another's label map: with the inputs in --out, a.jpg's labels would
+    # replace a_labels.png, and a_labels.png, read later, would be predicted as an input
+    rng = np.random.default_rng(0)
+    for name in ('a.jpg', 'a_labels.png'):
+        Image.fromarray(rng.integers(0, 255, (64, 80, 3), dtype=np.uint8)).save(tmp_path / name)
+    before = (tmp_path / 'a_labels.png').read_bytes()
+    args = [str(segmenter), str(tmp_path), '--out', str(tmp_path), '--overwrite']
+    with pytest.raises(SystemExit, match='holds the input'):
+        infer.main(args)
+    assert (tmp_path / 'a_labels.png').read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    'flags, message',
+    [
+        (['--window', '64', '64'], 'add --slide'),
+        (['--overlap', '0.9'], 'add --slide'),
+        (['--slide', '--overlap', '1.0'], '--overlap 1: the fraction'),
+        (['--slide', '--overlap', '-0.5'], '--overlap -0.5'),
+        (['--slide', '--window', '0', '0'], '--window'),
+        (['--batch', '0'], 'expected a number >= 1'),
+        (['--device', 'gpu'], '--device gpu: not a device name'),
+    ],
+)
+def test_settings_that_would_be_ignored_or_cannot_run_are_refused(
+    segmenter, tmp_path, capsys, flags, message
+):
+    image = tmp_path / 'a.png'
+    Image.fromarray(np.zeros((32, 32, 3), np.uint8)).save(image)
+    with pytest.raises(SystemExit) as exc:
+        infer.main([str(segmenter), str(image), '--out', str(tmp_path / 'out'), *flags])
+    assert message in f'{exc.value.code} {capsys.readouterr().err}'
+    assert not (tmp_path / 'out').exists()
+
+
+def test_cuda_on_a_machine_without_one_and_a_missing_checkpoint(tmp_path):
+    image = tmp_path / 'a.png'
+    Image.fromarray(np.zeros((32, 32, 3), np.uint8)).save(image)
+    out = tmp_path / 'out'
+    if not torch.cuda.is_available():
+        with pytest.raises(SystemExit, match='no CUDA device; use --device cpu'):
+            infer.main([str(tmp_path / 'x.pth'), str(image), '--out', str(out), '--device', 'cuda'])
+    with pytest.raises(SystemExit, match='does not exist'):
+        infer.main([str(tmp_path / 'missing.pth'), str(image), '--out', str(out)])
+    assert not out.exists()  # nothing created for a run that could not start
+
+
+def test_an_image_the_pipeline_cannot_prepare_is_skipped_and_named(segmenter, tmp_path, capsys):
+    photos = tmp_path / 'photos'
+    photos.mkdir()
+    Image.fromarray(np.zeros((1, 20000, 3), np.uint8)).save(photos / 'strip.png')
+    Image.fromarray(np.zeros((48, 64, 3), np.uint8)).save(photos / 'photo.png')
+    args = [str(segmenter), str(photos), '--out', str(tmp_path / 'out'), '--batch', '2']
+    assert infer.main(args) == 0
+    printed = capsys.readouterr().out
+    assert '1 image(s) predicted' in printed and '1 skipped' in printed
+    assert 'strip.png: 1x20000 pixels: the test pipeline cannot prepare it' in printed
+    assert (tmp_path / 'out/photo_labels.png').is_file()

@@ -5,7 +5,8 @@ architecture in meta['backbone_cfg']).
     configs/x.py              the config's backbone; its init_cfg checkpoint if the file exists,
                               else random weights (seeded)
     configs/x.py=run.pth      the config's backbone with the backbone weights of run.pth
-                              (a training checkpoint of the whole model is fine)
+                              (a training checkpoint of the whole model is fine; the config is
+                              checked against the one it was trained with, as every tool does)
     converted.pth             SpecViT(**meta['backbone_cfg']) with its weights
 """
 
@@ -18,7 +19,8 @@ import torch
 from mmengine.config import Config
 from mmengine.logging import MMLogger
 
-from vitspec.checkpoints import load_pretrained
+from vitspec.checkpoints.load import load_read_checkpoint
+from vitspec.checkpoints.trained import read_trained
 from vitspec.config.chain import base_names, inherited_text
 from vitspec.config.location import config_dir
 from vitspec.errors import CheckpointError
@@ -58,17 +60,28 @@ def plain_backbone_cfg(backbone: dict, keys: set) -> dict:
     return plain
 
 
+def model_files(sources) -> list:
+    """The files the model sources name (configs and checkpoints): inputs no output may replace."""
+    return [part for source in sources for part in source.split('=') if part]
+
+
 def load_backbone(source: str, seed: int = 0, **overrides):
-    """(SpecViT in eval mode, a short label) from a source as described in the module doc."""
+    """(SpecViT in eval mode, a short label) from a source as described in the module doc.
+    A config with weights goes through ``read_trained``: SavedConfigMismatch when the weights
+    were trained as another model."""
     config, _, weights = source.partition('=')
+    checkpoint = None
     if config.endswith('.py'):
         cfg = config_backbone(config)
         init = cfg.pop('init_cfg', None) or {}
         if not weights and init.get('type') == 'Pretrained' and osp.isfile(init['checkpoint']):
             weights = init['checkpoint']
+        if weights:
+            checkpoint = read_trained(weights, Config.fromfile(config)).checkpoint
         label = osp.splitext(osp.basename(config))[0]
     else:
-        meta = safe_torch_load(config).get('meta') or {}
+        checkpoint = safe_torch_load(config)
+        meta = checkpoint.get('meta') or {}
         if 'backbone_cfg' not in meta:
             raise CheckpointError(
                 f"{config}: no meta['backbone_cfg']; convert it with "
@@ -82,7 +95,7 @@ def load_backbone(source: str, seed: int = 0, **overrides):
     torch.manual_seed(seed)
     model = SpecViT(**cfg)
     if weights:
-        load_pretrained(model, weights)
+        load_read_checkpoint(model, checkpoint, weights)
     else:
         model.init_weights()
         label += ' (random)'

@@ -49,15 +49,19 @@ def load_pretrained(model, filename: str) -> Loaded:
 
     ``timm:<model name>`` fetches the weights through timm's own pretrained loader (online).
     """
-    backbone_cfg = None
     if filename.startswith('timm:'):
         sd = _timm_state_dict(filename[len('timm:') :])
-    else:
-        checkpoint = safe_torch_load(filename)
-        meta = checkpoint.get('meta') if isinstance(checkpoint, dict) else None
-        backbone_cfg = meta.get('backbone_cfg') if isinstance(meta, dict) else None
-        sd = unwrap_state_dict(checkpoint)
-    filled = load_state_dict_strict(model, sd, source=filename)
+        filled = load_state_dict_strict(model, sd, source=filename)
+        print_log(f'loaded pretrained weights from {filename}', logger='current')
+        return Loaded(filled, None)
+    return load_read_checkpoint(model, safe_torch_load(filename), filename)
+
+
+def load_read_checkpoint(model, checkpoint, filename: str) -> Loaded:
+    """``load_pretrained`` of a file already read (``checkpoint``, its contents)."""
+    meta = checkpoint.get('meta') if isinstance(checkpoint, dict) else None
+    backbone_cfg = meta.get('backbone_cfg') if isinstance(meta, dict) else None
+    filled = load_state_dict_strict(model, unwrap_state_dict(checkpoint), source=filename)
     print_log(f'loaded pretrained weights from {filename}', logger='current')
     return Loaded(filled, backbone_cfg)
 

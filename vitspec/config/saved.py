@@ -75,10 +75,10 @@ def check_saved_config(checkpoint: dict, cfg: Config, filename: str) -> None:
         )
         return
     model = differences(saved.get('model'), cfg.get('model'), 'model')
+    refused = [d for d in model if changes_model(d[0])]
     data = differences(
         _dataset(saved.get('test_dataloader')), _dataset(cfg.get('test_dataloader')), 'dataset'
     )
-    refused = [d for d in model if changes_model(d[0])]
     noted = [d for d in model if d[0].startswith(TEST_TIME)]
     noted += [d for d in data if not DATA_LOCATION & set(d[0].split('.'))]
     if noted:
@@ -94,6 +94,16 @@ def check_saved_config(checkpoint: dict, cfg: Config, filename: str) -> None:
             f'meta.cfg): {_listing(refused)}. Test with the training config, or pass '
             f'--no-config-check to test this model anyway.'
         )
+
+
+def other_model(checkpoint: dict, cfg: Config) -> str:
+    """'' when ``checkpoint`` was trained as the model ``cfg`` builds (or holds no config),
+    else the model keys that differ, listed."""
+    saved = saved_config(checkpoint)
+    if saved is None:
+        return ''
+    model = differences(saved.get('model'), cfg.get('model'), 'model')
+    return _listing([d for d in model if changes_model(d[0])])
 
 
 def _dataset(loader):

@@ -43,8 +43,11 @@ ALLOWED_GLOBALS = [
 ]
 
 
-def safe_torch_load(filename: str, map_location='cpu', trust_pickle: bool = False):
-    """Load a checkpoint with ``weights_only=True`` and the allow-list above.
+def safe_torch_load(
+    filename: str, map_location='cpu', trust_pickle: bool = False, mmap: bool = False
+):
+    """Load a checkpoint with ``weights_only=True`` and the allow-list above. ``mmap``: map
+    the tensors of a zip-format file instead of reading them (a look at its meta costs little).
 
     Raises CheckpointError naming the file and, for a refused pickle, the globals it needs.
     A refused file is unpickled in full only when trusted explicitly: ``trust_pickle`` or its
@@ -56,7 +59,8 @@ def safe_torch_load(filename: str, map_location='cpu', trust_pickle: bool = Fals
         raise FileNotFoundError(f'checkpoint {filename} does not exist')
     try:
         with torch.serialization.safe_globals(ALLOWED_GLOBALS):
-            return torch.load(filename, map_location=map_location, weights_only=True)
+            mmap = mmap and zipfile.is_zipfile(filename)
+            return torch.load(filename, map_location=map_location, weights_only=True, mmap=mmap)
     except pickle.UnpicklingError as exc:
         if trust_pickle or trusted_by_env(filename):
             try:

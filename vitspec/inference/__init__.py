@@ -16,6 +16,7 @@ Several heads trained apart on one frozen backbone, the backbone run once per ba
 """
 
 from .batch_run import Summary, predict, predict_files, predict_files_heads, prepare_output_dir
+from .devices import checked_device
 from .inputs import BadImage, find_images, read_image
 from .model_loading import DEPTH, DETECTION, PANOPTIC, SEGMENTATION, LoadedModel, load_model
 from .multi_head import MultiHeadModel, MultiHeadPredictor, load_heads
@@ -32,6 +33,7 @@ __all__ = [
     'Predictor',
     'SEGMENTATION',
     'Summary',
+    'checked_device',
     'find_images',
     'load_heads',
     'load_model',

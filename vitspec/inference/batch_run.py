@@ -8,11 +8,12 @@ from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from tqdm import tqdm
 
-from vitspec.errors import DataFileError
+from vitspec.errors import ConfigError
+from vitspec.fileio import FOLDER, check_output
 from vitspec.models.detector_classes import detector_classes
 
 from .inputs import BadImage, ImageInput, find_images, read_image
-from .large_images import slide_predict
+from .large_images import check_slide_settings, slide_predict
 from .model_loading import DEPTH, DETECTION, PANOPTIC, SEGMENTATION, LoadedModel, load_model
 from .multi_head import MultiHeadPredictor, load_heads
 from .prediction import Predictor
@@ -36,18 +37,24 @@ class Summary:
         return [head, *files, *(f'  skipped {reason}' for _, reason in self.skipped)]
 
 
-def prepare_output_dir(out_dir, overwrite: bool = False) -> Path:
-    """Create ``out_dir``; one that exists and holds files is refused unless ``overwrite``."""
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise DataFileError(f'output {out} exists and is not a folder')
-    if out.is_dir() and any(out.iterdir()) and not overwrite:
-        raise DataFileError(
-            f'output folder {out} exists and is not empty: choose another, or pass '
-            f'--overwrite (overwrite=True) to replace the files of the same names'
-        )
+def prepare_output_dir(out_dir, overwrite: bool = False, inputs: Sequence = ()) -> Path:
+    """Create ``out_dir`` by the output policy (fileio/outputs.py): one that holds files is
+    refused unless ``overwrite``, one that holds any of ``inputs`` always."""
+    out = check_output(out_dir, FOLDER, overwrite=overwrite, inputs=inputs, flag='--out')
     out.mkdir(parents=True, exist_ok=True)
     return out
+
+
+def check_settings(loaded_tasks: Sequence[str], batch_size: int, slide: Optional[dict]) -> None:
+    """ConfigError, before any work, for settings the run cannot honour: a batch below 1,
+    sliding windows out of range or on a model that predicts whole images only."""
+    check_slide_settings(batch_size=batch_size, **(slide or {}))
+    whole_only = sorted({t for t in loaded_tasks if t not in (SEGMENTATION, DEPTH)})
+    if slide is not None and whole_only:
+        raise ConfigError(
+            f'sliding-window prediction of {" and ".join(whole_only)} models is not supported: '
+            f'they predict whole images; drop --slide'
+        )
 
 
 def writer_for(loaded: LoadedModel, out_dir: Path, npy: bool = False):
@@ -108,7 +115,8 @@ def predict_files(
     image (``<stem>_labels.png``, ``<stem>_depth.png``, ...). ``slide``: predict each image
     in overlapping windows at its own scale (``slide_predict``'s window / overlap, ``{}`` for
     its defaults); its windows run ``batch_size`` at a time. ``amp``: see Predictor."""
-    out = prepare_output_dir(out_dir, overwrite)
+    check_settings([loaded.task], batch_size, slide)
+    out = prepare_output_dir(out_dir, overwrite, inputs=[*paths, loaded.checkpoint])
     writer = writer_for(loaded, out, npy=npy)
     predictor = Predictor(loaded, amp=amp)
     summary, start = Summary(), time.perf_counter()
@@ -129,7 +137,7 @@ def predict_files(
                     )
                 ]
             else:
-                samples = predictor.predict([image.bgr for image in batch])
+                batch, samples = predicted(predictor, batch, summary, bar)
                 outputs = [prediction_of(sample, loaded.task) for sample in samples]
             for image, output in zip(batch, outputs):
                 written = writer.write(stems[image.path], image.bgr, output, source=image.path)
@@ -157,7 +165,10 @@ def predict_files_heads(
     its model alone names them, in the subfolder of ``out_dir`` named after the head
     (``multi.names``). ``summary.written``: per image, ``image`` and head name -> its files.
     ``slide``: as ``predict_files``', every head on the same windows."""
-    out = prepare_output_dir(out_dir, overwrite)
+    check_settings([head.task for head in multi.heads], batch_size, slide)
+    out = prepare_output_dir(
+        out_dir, overwrite, inputs=[*paths, *(h.checkpoint for h in multi.heads)]
+    )
     writers = {}
     for name, head in zip(multi.names, multi.heads):
         (out / name).mkdir(exist_ok=True)
@@ -191,6 +202,24 @@ def predict_files_heads(
             bar.update(len(batch))
     summary.seconds = time.perf_counter() - start
     return summary
+
+
+def predicted(predictor, batch: list, summary: Summary, bar) -> Tuple[list, list]:
+    """(the images of ``batch`` that the model's pipeline can prepare, their predictions);
+    the others go into ``summary.skipped``, named, and the run goes on."""
+    try:
+        return batch, predictor.predict([image.bgr for image in batch])
+    except BadImage as exc:
+        if len(batch) == 1:
+            summary.skipped.append((batch[0].path, f'{batch[0].path}: {exc}'))
+            bar.update(1)
+            return [], []
+    kept, samples = [], []
+    for image in batch:
+        one, predictions = predicted(predictor, [image], summary, bar)
+        kept += one
+        samples += predictions
+    return kept, samples
 
 
 def _readable(paths, summary: Summary, bar, huge: bool = False):

@@ -12,11 +12,30 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from vitspec.errors import ConfigError
+
 from .model_loading import DEPTH, SEGMENTATION, LoadedModel
 from .prediction import Predictor
 from .sliding import DEFAULT_BAND_BYTES, SlidingWindows
 
 DEFAULT_OVERLAP = 1 / 3
+MAX_OVERLAP = 0.9  # beyond it, each pixel lies in 100 windows or more: a scan runs for days
+
+
+def check_slide_settings(
+    window=None, overlap: float = DEFAULT_OVERLAP, batch_size: int = 1
+) -> None:
+    """ConfigError for sliding-window settings that cannot run as meant: a window side
+    below 1 pixel, an overlap outside [0, 0.9], fewer than one window a batch."""
+    if window is not None and (len(window) != 2 or min(window) < 1):
+        raise ConfigError(f'--window {window}: give the window as H W, each 1 pixel or more')
+    if not 0 <= overlap <= MAX_OVERLAP:
+        raise ConfigError(
+            f'--overlap {overlap:g}: the fraction of a window its neighbour overlaps, from 0 to '
+            f'{MAX_OVERLAP} (default {DEFAULT_OVERLAP:.3f})'
+        )
+    if batch_size < 1:
+        raise ConfigError(f'--batch {batch_size}: give 1 image (or window) per forward or more')
 
 
 def default_window(cfg) -> Tuple[int, int]:
@@ -111,6 +130,7 @@ def slide_predict_heads(
     """``slide_predict`` for several ``heads`` on the input ``predictor`` prepares: each window
     batch is prepared once and each head predicts on it (on a shared backbone, one backbone
     run); one result per head. The window defaults to ``predictor``'s model's crop."""
+    check_slide_settings(window, overlap, batch_size)
     window = window or default_window(predictor.loaded.cfg)
     stride = tuple(max(1, round(side * (1 - overlap))) for side in window)
     kinds = [output_channels(head) for head in heads]

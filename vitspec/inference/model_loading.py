@@ -1,10 +1,8 @@
 """A model ready to predict, from a checkpoint alone or a checkpoint and a config.
 
-A checkpoint written by training holds its config (mmengine saves it as ``meta['cfg']``); that
-config builds the model by default. A config given beside it is compared with the saved one as
-tools/test.py does (config/saved.py): one that builds another model is refused. The checkpoint
-is read with the safe loader (fileio: weights only, an allow-list of what training stores) and
-loaded strictly: a missing or mis-shaped weight is an error, never a silently random layer.
+The checkpoint and its config come from ``read_trained`` (checkpoints/trained.py: the saved
+config, or a given one checked against it before any weight is loaded); the weights are loaded
+strictly: a missing or mis-shaped weight is an error, never a silently random layer.
 """
 
 import copy
@@ -17,13 +15,9 @@ from mmengine.logging import print_log
 from mmengine.model import revert_sync_batchnorm
 from mmengine.registry import DefaultScope, init_default_scope
 from mmengine.runner import load_state_dict
-from mmengine.utils import import_modules_from_strings
 
 from vitspec.checkpoints.mismatch import FEW, MAY_MISS, check_fits
-from vitspec.config.load import load_config
-from vitspec.config.saved import check_saved_config, saved_config
-from vitspec.errors import CheckpointError, ConfigError
-from vitspec.fileio import safe_torch_load
+from vitspec.checkpoints.trained import read_trained
 
 SEGMENTATION, DEPTH, DETECTION = 'segmentation', 'depth', 'detection'
 PANOPTIC = 'panoptic'
@@ -45,35 +39,13 @@ def load_model(
     Raises ConfigError when neither names a config, CheckpointError for a checkpoint that does
     not fit the model, and the saved-config check's error for a config that builds another model.
     """
-    ckpt = safe_torch_load(str(checkpoint), map_location='cpu')
-    if not isinstance(ckpt, dict):
-        raise CheckpointError(f'{checkpoint} holds no checkpoint dict')
-    if config is not None:
-        cfg = load_config(str(config))
-        if check_config:
-            check_saved_config(ckpt, cfg, str(checkpoint))
-    else:
-        cfg = saved_config(ckpt)
-        if cfg is None:
-            raise ConfigError(
-                f'{checkpoint} holds no training config (meta.cfg), e.g. a converted or released '
-                f'file: name the config too (tools/infer.py CONFIG CHECKPOINT INPUTS...)'
-            )
-        _import_custom_modules(cfg)
+    ckpt, cfg = read_trained(checkpoint, config, check_config)
     model = build_model(cfg)
     load_weights_strictly(model, ckpt.get('state_dict', ckpt), str(checkpoint))
     model.to(device).eval()
     meta = ckpt.get('meta') or {}
     task = task_of(model, cfg.get('default_scope', 'mmseg'))
     return LoadedModel(model, cfg, task, dataset_meta(cfg, meta), str(checkpoint))
-
-
-def _import_custom_modules(cfg: Config) -> None:
-    # Config.fromstring does not import them as Config.fromfile does: the registrations of
-    # the saved config's modules (vitspec's own) come from here.
-    imports = cfg.get('custom_imports')
-    if imports:
-        import_modules_from_strings(**imports)
 
 
 def build_model(cfg: Config) -> torch.nn.Module:

@@ -11,11 +11,25 @@ from mmengine.dataset import Compose, pseudo_collate
 from mmengine.registry import DefaultScope
 
 from vitspec.engine.optim.finite_loss_amp import AMP_WRAPPERS
-from vitspec.errors import ConfigError
+from vitspec.errors import BadImage, ConfigError
 
 from .model_loading import LoadedModel
 
 ARRAY_LOADER = 'LoadImageFromNDArray'
+
+
+def prepared(pipeline, img: np.ndarray) -> dict:
+    """``pipeline(dict(img=img))``; BadImage when the test pipeline cannot prepare the image
+    (a 1 x 20000 strip resized to the model's scale has a side of 0 pixels)."""
+    try:
+        return pipeline(dict(img=img))
+    except Exception as exc:
+        h, w = img.shape[:2]
+        reason = str(exc).strip().splitlines()[-1:] or ['']
+        raise BadImage(
+            f'{h}x{w} pixels: the test pipeline cannot prepare it ({type(exc).__name__}: '
+            f'{reason[0][:200]}); predict it at its own scale in windows (--slide)'
+        ) from exc
 
 
 def inference_pipeline(pipeline_cfg: Sequence[dict]) -> List[dict]:
@@ -92,7 +106,7 @@ class Predictor:
 
     def predict(self, images: Sequence[np.ndarray]) -> list:
         with DefaultScope.overwrite_default_scope(self.scope):
-            packed = [self.pipeline(dict(img=img)) for img in images]
+            packed = [prepared(self.pipeline, img) for img in images]
         batch = pseudo_collate(packed)
         with torch.no_grad(), self.precision():
             return self.loaded.model.test_step(batch)

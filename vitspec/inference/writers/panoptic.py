@@ -7,13 +7,14 @@ segment id = R + 256 G + 256^2 B, 0 = unlabelled / VOID), ``panoptic.json`` once
 
 Category ids: the COCO ids of the class names in the annotation file the model was trained on,
 when its ``dataset_meta`` names that file (``ann_file``) and it is readable here; else the class
-index + 1. ``self.id_source`` says which.
+index + 1. ``self.id_source`` says which, and why; the JSON's ``info.category_ids`` and the
+log repeat it.
 """
 
 import json
 import logging
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import cv2
 import numpy as np
@@ -29,26 +30,32 @@ from .segmentation import default_palette
 SEGMENT_OPACITY = 0.5
 
 
-def coco_category_ids(dataset_meta: dict, classes: List[str]) -> Optional[List[int]]:
-    """The category id of each class name in the annotation file ``dataset_meta`` names, or
-    None when it names none or the file is not here."""
+def coco_category_ids(dataset_meta: dict, classes: List[str]) -> Tuple[Optional[List[int]], str]:
+    """(the category id of each class name in the annotation file ``dataset_meta`` names, or
+    None, and a sentence saying which scheme the ids follow and why). A relative path is read
+    from the working directory: the sentence names the file as found, or where it was looked
+    for, so that a run from another folder is not a silent change of ids."""
+    index_ids = 'class index + 1'
     ann_file = dataset_meta.get('ann_file')
-    if not ann_file or not Path(ann_file).is_file():
-        return None
+    if not ann_file:
+        return None, f'{index_ids} (the model names no annotation file)'
+    path = Path(ann_file).absolute()
+    if not path.is_file():
+        return None, f'{index_ids} ({ann_file} not found from {Path.cwd()})'
     try:
-        categories = json.loads(Path(ann_file).read_text())['categories']
+        categories = json.loads(path.read_text())['categories']
         by_name = {c['name']: int(c['id']) for c in categories}
     except (ValueError, KeyError, TypeError) as exc:
-        raise DataFileError(f'{ann_file}: no readable COCO categories ({exc!r})') from exc
+        raise DataFileError(f'{path}: no readable COCO categories ({exc!r})') from exc
     missing = [name for name in classes if name not in by_name]
     if missing:
         print_log(
-            f'{ann_file} lacks the categories {missing}: category ids are class index + 1',
+            f'{path} lacks the categories {missing}: category ids are class index + 1',
             logger='current',
             level=logging.WARNING,
         )
-        return None
-    return [by_name[name] for name in classes]
+        return None, f'{index_ids} ({path} lacks categories {missing[:3]})'
+    return [by_name[name] for name in classes], f'the categories of {path}'
 
 
 class PanopticWriter:
@@ -59,8 +66,7 @@ class PanopticWriter:
         self.classes += [str(i) for i in range(len(self.classes), count)]
         self.num_things, self.num_classes = num_things, count
         self.palette = list(dataset_meta.get('palette') or default_palette(count))
-        found = coco_category_ids(dataset_meta, self.classes)
-        self.id_source = 'annotation file' if found else 'class index + 1'
+        found, self.id_source = coco_category_ids(dataset_meta, self.classes)
         self.category_ids = found or [i + 1 for i in range(count)]
         self.images, self.annotations = [], []
 
@@ -115,5 +121,7 @@ class PanopticWriter:
         ]
         path = self.out_dir / 'panoptic.json'
         coco = dict(images=self.images, annotations=self.annotations, categories=categories)
+        coco['info'] = dict(category_ids=self.id_source)
         path.write_text(json.dumps(coco))
+        print_log(f'{path}: category ids are {self.id_source}', logger='current')
         return path
