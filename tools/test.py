@@ -10,9 +10,9 @@ import copy
 import json
 import os
 
+from vitspec.checkpoints.trained import read_trained
 from vitspec.config.cfg_options_action import CfgOptionsAction
 from vitspec.config.relative_paths import relative_paths_explained
-from vitspec.config.saved import check_saved_config
 from vitspec.runs.compile import compile_test_step, enable_compile
 from vitspec.runs.evaluation import (
     enable_show_dir,
@@ -71,12 +71,11 @@ def main(argv=None):
         enable_show_dir(cfg, args.show_dir)
     if args.compile:
         enable_compile(cfg)
+    # the checkpoint's training config against this one, before any weight loads
+    read_trained(args.checkpoint, as_given, not args.no_config_check, mmap=True)
     with relative_paths_explained(args.config, cfg):
         runner = build_runner(cfg)
-        checkpoint = load_strict(runner, args.checkpoint)
-        if not args.no_config_check:
-            check_saved_config(checkpoint, as_given, args.checkpoint)
-        del checkpoint
+        load_strict(runner, args.checkpoint)
         compile_test_step(runner)
         with empty_datasets_explained(cfg):
             metrics = runner.test()
