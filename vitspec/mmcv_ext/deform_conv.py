@@ -1,10 +1,12 @@
 """Deformable convolution (DCN) and modulated deformable convolution (DCNv2) on torchvision's
 kernel, which reads offsets and masks in mmcv's layout ((y, x) per kernel tap and deformable
-group); gradients by recomputation. mmcv's ``columns`` / ``ones`` scratch buffers go unused."""
+group); gradients by recomputation, the offsets' with mmcv's border rule (border.py). mmcv's
+``columns`` / ``ones`` scratch buffers go unused."""
 
 import torch
 import torchvision
 
+from . import border
 from .recompute import full_precision, write_gradients
 
 
@@ -20,6 +22,10 @@ def _deform_conv(stride, padding, dilation, groups, deform_groups):
         if offset.size(1) != deform_groups * 2 * weight.size(2) * weight.size(3):
             raise ValueError(
                 f'{offset.size(1)} offset channels are not {deform_groups} deformable groups'
+            )
+        if offset.requires_grad:
+            offset = border.deform_conv_offset(
+                offset, *input.shape[2:], weight.shape[2:], stride, padding, dilation
             )
         return torchvision.ops.deform_conv2d(
             input, offset, weight, bias, stride, padding, dilation, mask

@@ -4,9 +4,35 @@ smallest normal float; a per-class ``weight`` (empty for none) scales the rows o
 
 import torch
 
+from .errors import KernelInputError
 from .recompute import full_precision
 
 TINY = torch.finfo(torch.float32).tiny
+
+
+def _check_targets(target, classes, weighted):
+    """Class indices in [0, classes] (classes: background; not with a class weight), read in one
+    device sync. mmcv's kernel takes any other value as background without a word, and reads
+    past the class weight for background."""
+    if not target.numel():
+        return
+    low, high = (int(v) for v in torch.stack(torch.aminmax(target)).tolist())
+    top = classes - 1 if weighted else classes
+    if low >= 0 and high <= top:
+        return
+    if weighted and low >= 0 and high == classes:
+        raise KernelInputError(
+            'sigmoid focal loss with a class weight: background targets (= the number of '
+            f"classes, {classes}) have no weight (mmcv's kernel reads past the weight there): "
+            'drop the class weight or the background targets'
+        )
+    raise KernelInputError(
+        f'sigmoid focal loss: targets range over [{low}, {high}], but the prediction has '
+        f'{classes} classes, so targets must be class indices in [0, {classes - 1}] or '
+        f'{classes} for background: the dataset has more classes than the head (set the '
+        "head's num_classes to the dataset's number of classes), or the targets hold an ignore "
+        'value (drop those rows before the loss)'
+    )
 
 
 def _terms(input, target, weight, positive_term, negative_term, alpha):
@@ -16,17 +42,13 @@ def _terms(input, target, weight, positive_term, negative_term, alpha):
     positive = torch.nn.functional.one_hot(target, input.size(1) + 1)[:, :-1].to(p.dtype)
     out = -alpha * positive * positive_term(p) - (1 - alpha) * (1 - positive) * negative_term(p)
     if weight.numel():
-        if (target >= input.size(1)).any():
-            raise ValueError(
-                'sigmoid focal loss with a class weight: background targets (= the number of '
-                "classes) have no weight (mmcv's kernel reads past the weight there)"
-            )
         out = out * weight[target][:, None]
     return out
 
 
 def sigmoid_focal_loss_forward(input, target, weight, output, gamma, alpha):
     """-alpha (1 - p)^gamma log p at the target class, -(1 - alpha) p^gamma log(1 - p) elsewhere."""
+    _check_targets(target, input.size(1), bool(weight.numel()))  # the backward gets the same
     with torch.autocast(input.device.type, enabled=False):
         output.copy_(
             _terms(

@@ -3,6 +3,8 @@
 import torch
 import torchvision
 
+from .errors import KernelInputError
+
 
 def score_order(scores: torch.Tensor) -> torch.Tensor:
     """The boxes' order by descending score, by the same call as mmcv's kernels: equal scores
@@ -15,8 +17,18 @@ def nms(boxes, scores, iou_threshold, offset):
     a kept box of higher score exceeds ``iou_threshold``; ``offset`` 1 is the legacy +1 box
     width. torchvision's NMS runs on the boxes already in mmcv's order (scores replaced by
     their rank), so that ties resolve as in mmcv."""
-    if boxes.numel() == 0:
+    if boxes.numel() == 0 == scores.numel():
         return boxes.new_empty(0, dtype=torch.long)
+    if scores.dim() != 1 or boxes.dim() != 2 or boxes.size(1) != 4 or len(boxes) != len(scores):
+        raise KernelInputError(
+            f'nms: boxes {tuple(boxes.shape)} and scores {tuple(scores.shape)} must be (N, 4) '
+            'and (N,), one score per box'
+            + (
+                f': pass scores[:, 0] (or scores.squeeze(1)) for scores {tuple(scores.shape)}'
+                if scores.dim() == 2 and scores.size(1) == 1
+                else ''
+            )
+        )
     order = score_order(scores)
     ordered = boxes.float()[order]
     if offset:
