@@ -28,7 +28,7 @@ from vitspec.analysis.conditioning import (
     median_log_kappa,
     plot_conditioning,
 )
-from vitspec.analysis.feature_maps import load_image, to_input
+from vitspec.analysis.feature_maps import load_images, to_input
 from vitspec.errors import VitspecError
 from vitspec.fileio import add_output, claim_outputs
 
@@ -77,7 +77,10 @@ def main(argv=None):
         claim_outputs(args, inputs=[*paths, *model_files(args.models)])
     except (FileNotFoundError, VitspecError) as exc:
         raise SystemExit(f'analyze_conditioning: {exc}')
-    images = [load_image(p, args.size) for p in paths]
+    try:
+        paths, images = load_images(paths, args.size)
+    except VitspecError as exc:
+        raise SystemExit(f'analyze_conditioning: {exc}')
     curves, per_image = {}, {}
     for i, source in enumerate(args.models):
         try:

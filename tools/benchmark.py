@@ -46,8 +46,12 @@ from vitspec.benchmarking.models import COMPILED, MODELS, SIZES
 from vitspec.benchmarking.presets import PRESETS, TARGETS
 from vitspec.benchmarking.report import format_table
 from vitspec.benchmarking.targets import check_targets
+from vitspec.errors import OutputPathError
+from vitspec.fileio import add_output, atomic_write_bytes, claim_outputs
 
 DESCRIPTION = __doc__.split('\n')[0]
+# Flags that act only together with another one: given without it they are refused, not ignored.
+NEEDS = {'--mmcv-kernels': '--config', '--cfg-options': '--config'}
 
 
 def main(argv=None):
@@ -105,8 +109,15 @@ def main(argv=None):
     parser.add_argument('--rounds', type=int, default=15, help='interleaved timed rounds')
     parser.add_argument('--warmup', type=int, default=2)
     parser.add_argument('--device', default='cuda' if torch.cuda.is_available() else 'cpu')
-    parser.add_argument('--out', default='benchmark.json', help='JSON file for the results')
+    add_output(
+        parser, '--out', suffixes=('.json',), default='benchmark.json', help='results (JSON)'
+    )
     args = parser.parse_args(argv)
+    refuse_flags_without_their_needs(parser, args)
+    try:
+        claim_outputs(args, inputs=args.config or ())
+    except OutputPathError as exc:
+        parser.error(str(exc))
     if args.mmcv_ops:
         if args.preset or args.models or args.config:
             parser.error('--mmcv-ops times the ops alone: without --preset, --models, --config')
@@ -155,6 +166,17 @@ def main(argv=None):
     _write(args.out, machine, results, targets=checks)
 
 
+def refuse_flags_without_their_needs(parser, args):
+    """parser.error for each flag of NEEDS given without the flag it acts with."""
+
+    def given(flag):
+        return getattr(args, flag.lstrip('-').replace('-', '_')) not in (None, False, [])
+
+    for flag, needed in NEEDS.items():
+        if given(flag) and not given(needed):
+            parser.error(f'{flag} acts only with {needed}; give {needed} CONFIG or drop {flag}')
+
+
 def _main_mmcv_ops(args):
     device = torch.device(args.device)
     machine = describe_device(device)
@@ -194,19 +216,15 @@ def _main_configs(args):
 
 
 def _write(path, machine, results, **extra):
-    with open(path, 'w') as f:
-        json.dump(
-            dict(
-                command=' '.join(sys.argv),
-                machine=machine,
-                torch=torch.__version__,
-                threads=torch.get_num_threads(),
-                results=results,
-                **extra,
-            ),
-            f,
-            indent=1,
-        )
+    report = dict(
+        command=' '.join(sys.argv),
+        machine=machine,
+        torch=torch.__version__,
+        threads=torch.get_num_threads(),
+        results=results,
+        **extra,
+    )
+    atomic_write_bytes(json.dumps(report, indent=1).encode(), path)
     print(f'wrote {path}')
 
 

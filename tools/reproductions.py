@@ -193,10 +193,15 @@ def compare_section() -> list:
         '(`<timestamp>/vis_data/scalars.json`). The metric is the key that its evaluator logs '
         f'({units}). It prints published, measured and measured - published for each row; a run '
         "whose config is no row's, a run without final metrics (unfinished, or not tested), a "
-        'metric that was not logged and a protocol field that differs are named, and the exit '
-        'status is then 1. The dump of a `tools/test.py` run is the test config: how its '
-        'checkpoint was trained is not compared here (`tools/test.py` itself refuses a checkpoint '
-        'whose training config, saved in it, builds another model).',
+        'metric that was not logged, a protocol field that differs and a run trained or evaluated '
+        "on other data than the row's (another `data_root`, annotation file or subset of the "
+        '`train_dataloader` or of the evaluated loader) are named, and the exit status is then 1. '
+        'The training data is read from the config of the training run: the dump for a validation '
+        'at the end of training; for a `tools/test.py` result, whose dump is the test config, the '
+        'config recorded for the newest training run of the same work dir '
+        '(`<timestamp>/vis_data/config.py`). A `tools/test.py` result in a work dir without a '
+        'training run (a released head) has no training data there to compare (`tools/test.py` '
+        'itself refuses a checkpoint whose training config, saved in it, builds another model).',
         '',
         'To contribute a measured result, attach to an issue or pull request the files of the '
         'run: the config dump, the log (`<timestamp>/<timestamp>.log`), the scalars '

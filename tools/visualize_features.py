@@ -21,7 +21,7 @@ from vitspec.analysis.backbone_source import load_backbone, model_files
 from vitspec.analysis.feature_maps import (
     cls_patch_cosine,
     compose_grid,
-    load_image,
+    load_images,
     patch_features,
     pca_rgb,
     plot_cosine,
@@ -60,7 +60,10 @@ def main(argv=None):
         claim_outputs(args, inputs=[*args.images, *model_files(args.models)])
     except VitspecError as exc:
         raise SystemExit(f'visualize_features: {exc}')
-    images = [load_image(p, args.size) for p in args.images]
+    try:
+        _, images = load_images(args.images, args.size)
+    except VitspecError as exc:
+        raise SystemExit(f'visualize_features: {exc}')
     maps, labels, curves = [], [], {}
     for i, source in enumerate(args.models):
         try:

@@ -6,13 +6,16 @@ runner_type = 'StrictLoadRunner'
 # What every run does, whichever train script starts it (tools/train.py, or mmseg's / mmdet's
 # own): safe checkpoint loading and atomic checkpoint writes, an empty dataset named before it
 # hangs, a trainable backbone parameter without gradient named at the first step, and a progress
-# bar over evaluation batches (on a terminal only). The optimizer wrapper of every schedule is
-# FiniteLossOptimWrapper (FiniteLossAmpOptimWrapper with AMP): a non-finite loss stops the run.
+# bar over evaluation batches (on a terminal only); a training set with more classes than the
+# detector predicts, or a box label beyond them, stops the run at its start (TargetsCheckHook).
+# The optimizer wrapper of every schedule is FiniteLossOptimWrapper (FiniteLossAmpOptimWrapper
+# with AMP): a non-finite loss stops the run.
 custom_hooks = [
     dict(type='SafeIOHook'),
     dict(type='EmptyDatasetCheckHook'),
     dict(type='UnusedParameterCheckHook'),
     dict(type='EvalProgressBarHook'),
+    dict(type='TargetsCheckHook'),
     dict(type='DatasetReportHook'),  # each split's files, samples, ground truth, leftovers
     dict(type='MmcvCudaOpsCheckHook'),  # a CUDA run with CPU-only mmcv ops stops at start
     dict(type='ComputableMetricsHook'),  # a metric of value NaN stops, naming split and why

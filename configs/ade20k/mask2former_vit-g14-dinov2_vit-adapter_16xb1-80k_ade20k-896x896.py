@@ -5,8 +5,9 @@
 # read: every other value is ViT-Adapter's ADE20K Mask2Former recipe (the recipe fragment) and
 # ViT-Adapter-L's adapter settings (deform_ratio 0.5, drop path 0.3, deformable heads of width
 # 64, with_cp) applied to 40 blocks in groups of 10; all marked
-# 'not found' for DINOv2 in configs/ade20k/reproductions.yaml. DINOv2 released the trained model
-# (dinov2_vitg14_ade20k_m2f.pth); converting it is not done here.
+# 'not found' for DINOv2 in configs/ade20k/reproductions.yaml. DINOv2's released trained model
+# (dinov2_vitg14_ade20k_m2f.pth: ViT-g, adapter and head) converts into this config with
+# tools/convert_checkpoint.py --format dinov2 --head-config (vitspec/checkpoints/dinov2_m2f.py).
 # GPU memory (computed, not measured): the frozen ViT-g in fp32 4.5 GB; adapter + head trainable.
 _base_ = [
     '../_base_/models/backbones/vit-g14_dinov2.py',

@@ -7,10 +7,12 @@ import json
 import numpy as np
 import pytest
 import torch
+from PIL import Image
 
 from tests.utils import ROOT
 from tools import analyze_conditioning
 from vitspec.analysis import conditioning as cn
+from vitspec.errors import DataFileError
 from vitspec.models import SpecViT
 
 FIXED = np.array(
@@ -72,15 +74,20 @@ def test_without_the_attention_skip_the_branch_alone_is_measured():
     torch.testing.assert_close(k_without['attention'][0], cn.condition_number(branch))
 
 
-def test_image_inputs_from_files_folders_and_patterns(tmp_path):
-    for name in ('b.png', 'a.jpg', 'notes.txt'):
+def test_image_inputs_from_files_folders_and_patterns(tmp_path, capsys):
+    """Images as tools/infer.py finds them: a GIF is one, a text file is not and is named."""
+    Image.new('RGB', (4, 4)).save(tmp_path / 'b.png')
+    Image.new('RGB', (4, 4)).save(tmp_path / 'c.gif')
+    for name in ('a.jpg', 'notes.txt'):
         (tmp_path / name).write_bytes(b'')
-    assert cn.image_paths([str(tmp_path)]) == [str(tmp_path / 'a.jpg'), str(tmp_path / 'b.png')]
+    expected = [str(tmp_path / name) for name in ('a.jpg', 'b.png', 'c.gif')]
+    assert cn.image_paths([str(tmp_path)]) == expected
+    assert f'skipped {tmp_path / "notes.txt"}: empty file' in capsys.readouterr().err
     assert cn.image_paths([str(tmp_path / '*.png')]) == [str(tmp_path / 'b.png')]
-    with pytest.raises(FileNotFoundError, match='no such image file'):
+    with pytest.raises(DataFileError, match='missing.jpg does not exist'):
         cn.image_paths([str(tmp_path / 'missing.jpg')])
     (tmp_path / 'empty').mkdir()
-    with pytest.raises(FileNotFoundError, match='empty: no images'):
+    with pytest.raises(DataFileError, match='empty holds no images'):
         cn.image_paths([str(tmp_path / 'empty')])
 
 
@@ -99,3 +106,16 @@ def test_the_tool_on_real_ade20k_images(realdata, tmp_path, capsys):
     assert len(plain['input']) == 6 and all(np.isfinite(plain['attention']))
     assert grayed['input'][0] < plain['input'][0]  # the claim Token Graying is made for
     assert '+ token graying dct 0.7' in printed and '| block | input | attention | mlp |' in printed
+
+
+def test_unreadable_images_are_skipped_and_named(tmp_path, capsys):
+    from vitspec.analysis.feature_maps import load_images
+
+    Image.new('RGB', (40, 30)).save(tmp_path / 'good.png')
+    (tmp_path / 'broken.jpg').write_bytes(b'not a jpeg')
+    paths = [str(tmp_path / 'broken.jpg'), str(tmp_path / 'good.png')]
+    kept, images = load_images(paths, 16)
+    assert kept == [str(tmp_path / 'good.png')] and images[0].shape == (16, 16, 3)
+    assert f'skipped {tmp_path / "broken.jpg"}' in capsys.readouterr().err
+    with pytest.raises(DataFileError, match='none of the 1 image'):
+        load_images(paths[:1], 16)

@@ -37,7 +37,7 @@ def test_an_fp16_setting_runs_under_fp16_autocast_on_cpu():
     assert case.timed() > 0 and case.flops() > 0
     fp32 = Case('specvit-ls', 't8', 32, 2, 'fp32', 'training', CPU)
     assert case.op_counts()['casts'] > fp32.op_counts()['casts']  # autocast's casts to fp16
-    assert gemm_rate(CPU, 'fp16', n=64, rounds=1) > 0
+    assert gemm_rate(CPU, 'fp16', squares=(64,), rounds=1) > 0
 
 
 def test_fp16_on_a_cpu_without_fp16_units_is_not_measured(monkeypatch):

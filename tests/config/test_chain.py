@@ -7,15 +7,15 @@ from vitspec.ledger.model_table import describe
 
 ADE = ROOT / 'configs' / 'ade20k'
 SPEC = ADE / 'upernet_vit-b14-dinov2-spec_f2p_8xb2-amp-160k_ade20k-512x512.py'
-LIN4 = ROOT / 'configs' / 'nyu' / 'lin4_vit-s14-dinov2-spec_1xb2-38k_nyu-416x544.py'
+LIN4 = ROOT / 'configs' / 'nyu' / 'lin4_vit-s14-dinov2-spec_8xb2-38k_nyu-416x544.py'
 
 
 def test_inherited_files_lists_the_chain_depth_first_each_once():
     files = [f.split('/configs/')[-1] for f in inherited_files(LIN4)]
     assert files[:3] == [
-        'nyu/lin4_vit-s14-dinov2-spec_1xb2-38k_nyu-416x544.py',
-        'nyu/lin4_vit-s14-dinov2_1xb2-38k_nyu-416x544.py',
-        'nyu/lin1_vit-s14-dinov2_1xb2-38k_nyu-416x544.py',
+        'nyu/lin4_vit-s14-dinov2-spec_8xb2-38k_nyu-416x544.py',
+        'nyu/lin4_vit-s14-dinov2_8xb2-38k_nyu-416x544.py',
+        'nyu/lin1_vit-s14-dinov2_8xb2-38k_nyu-416x544.py',
     ]
     assert '_base_/models/techniques/specialized.py' in files
     assert len(files) == len(set(files))

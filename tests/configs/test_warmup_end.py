@@ -24,6 +24,7 @@ PUBLISHED = {
     '_base_/schedules/schedule_eomt_39k.py': 1500,  # tue-mps/eomt: the backbone's 500 + 1000
     '_base_/schedules/schedule_eomt_20k.py': 1500,
     '_base_/schedules/schedule_eomt_89k.py': 1500,
+    '_base_/schedules/schedule_eomt_88k.py': 1500,
     '_base_/recipes/eomt_dinov2-reg4_4xb4-177k_coco-panoptic-640x640.py': 1500,
     '_base_/recipes/vit-adapter-m2f_16xb1-80k_ade20k-896x896.py': 1500,  # ViT-Adapter M2F 896
     '_base_/schedules/schedule_dinov3_m2f_20k.py': 1500,  # DINOv3 D.10: 1.5k warm-up

@@ -14,8 +14,8 @@ from PIL import Image
 import vitspec  # noqa: F401  (registers)
 from tests.utils import ROOT
 
-NYU = ROOT / 'configs/nyu/lin4_vit-s14-dinov2_1xb2-38k_nyu-416x544.py'
-KITTI = ROOT / 'configs/kitti/lin4_vit-s14-dinov2_1xb2-38k_kitti-352x704.py'
+NYU = ROOT / 'configs/nyu/lin4_vit-s14-dinov2_8xb2-38k_nyu-416x544.py'
+KITTI = ROOT / 'configs/kitti/lin4_vit-s14-dinov2_8xb2-38k_kitti-352x704.py'
 
 
 def build(dataset_cfg):

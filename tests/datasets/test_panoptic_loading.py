@@ -107,3 +107,30 @@ def test_segments_of_unchosen_categories_are_void(tmp_path):
     write(tmp_path, segments=[segment(5, 3), segment(9, 187), segment(12, 1, 1)])
     out = dataset(tmp_path)[0]  # 5 is a car, not among the classes
     assert (out['gt_seg_map'][IDS == 5] == 255).all() and len(out['gt_masks']) == 0
+
+
+def test_png_json_mismatches_stop_when_the_dataset_is_built(tmp_path):
+    """They surfaced only when the image was first loaded, possibly hours into a run."""
+    write(tmp_path, segments=SEGMENTS[:2])
+    with pytest.raises(DataFileError, match=r'a\.png has segment ids missing from the JSON'):
+        dataset(tmp_path)
+
+
+@pytest.mark.parametrize('fault', ['missing', 'size', 'grey'])
+def test_pngs_that_cannot_be_their_images_are_named_when_the_dataset_is_built(tmp_path, fault):
+    write(tmp_path)
+    png = tmp_path / 'pan' / 'a.png'
+    if fault == 'missing':
+        png.unlink()
+    elif fault == 'size':
+        Image.fromarray(id2rgb(IDS[:, :5])).save(png)
+    else:
+        Image.fromarray(IDS.astype(np.uint8)).save(png)
+    why = {
+        'missing': 'does not exist',
+        'size': 'is 5x4, its image 6x4',
+        'grey': 'is not an RGB image (mode L)',
+    }[fault]
+    with pytest.raises(DataFileError, match=r'pan\.json: 1 of 1 PNGs do not fit') as info:
+        dataset(tmp_path)
+    assert f'{png} {why}' in str(info.value) and 'data_prefix.seg' in str(info.value)

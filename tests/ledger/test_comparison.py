@@ -211,3 +211,55 @@ def test_a_run_on_the_rows_data_is_compared(tmp_path):
     text, _ = compare(ledger, [wd])
     assert 'not comparable' not in text
     assert cells(text.splitlines()[1])[:2] == ['work', row['id']]
+
+
+DEMO_TRAINING = {
+    'train_dataloader.dataset.data_root': 'data/demo/nyu',
+    'train_dataloader.dataset.indices': 4,
+}
+
+
+def training_run(wd, row, options, end):
+    """A training run of the row's config with ``options`` in ``wd``: the config mmengine
+    records in the run's folder, a training record and the validation at the end."""
+    cfg = Config.fromfile(ROOT / row['config'])
+    cfg.merge_from_dict(options)
+    run = wd / '20250101_000000' / 'vis_data'
+    cfg.dump(run / 'config.py')
+    records = [train(end), {'rmse': 0.4, 'abs_rel': 0.1, 'step': end}]
+    (run / 'scalars.json').write_text(''.join(json.dumps(r) + '\n' for r in records))
+    return cfg
+
+
+def test_a_run_trained_on_other_data_is_not_claimed_for_the_row(tmp_path):
+    """Trained on the demo data, validated on the row's split: printed as 'measured' when only
+    the evaluated split was compared."""
+    ledger = load_ledger()
+    row = nyu_row(ledger)
+    wd = run_of(tmp_path, row, {})
+    (wd / '20250102_000000' / '20250102_000000.json').unlink()  # the validation counts
+    cfg = training_run(
+        wd, row, DEMO_TRAINING, end=Config.fromfile(ROOT / row['config']).train_cfg.max_iters
+    )
+    cfg.dump(wd / Path(row['config']).name)
+    text, compared = compare(ledger, [wd])
+    assert not compared and 'no run matched a ledger row' in text
+    [line] = [line for line in text.splitlines() if row['id'] in line]
+    assert line.startswith(f'{wd}: {row["id"]}: not comparable: the run was trained on other data ')
+    assert "train_dataloader.dataset.data_root = 'data/demo/nyu', the row's config: " in line
+    assert "train_dataloader.dataset.indices = 4, the row's config: '<absent>'" in line
+
+
+def test_a_tested_checkpoint_is_judged_by_the_training_run_of_its_work_dir(tmp_path):
+    """tools/test.py dumps the test config over the training one: the training data is read
+    from the config the training run recorded."""
+    ledger = load_ledger()
+    row = nyu_row(ledger)
+    wd = run_of(tmp_path, row, {})
+    training_run(wd, row, DEMO_TRAINING, end=10)
+    text, compared = compare(ledger, [wd])
+    assert not compared and 'the run was trained on other data' in text
+    training_run(wd, row, {'train_dataloader.batch_size': 1}, end=10)
+    text, compared = compare(ledger, [wd])
+    assert 'not comparable' not in text
+    assert cells(text.splitlines()[1])[:2] == ['work', row['id']]

@@ -73,14 +73,14 @@ CASES = {
         lambda sd, feats: ref.seg_bnhead(sd, feats, [0, 1, 2, 3]),
     ),
     'kitti lin4': (
-        'configs/kitti/lin4_vit-s14-dinov2_1xb2-38k_kitti-352x704.py',
+        'configs/kitti/lin4_vit-s14-dinov2_8xb2-38k_kitti-352x704.py',
         dict(out_indices=list(range(LAYERS)), frozen_stages=LAYERS),
         dict(in_channels=DIMS),
         ref.linear_depth_layout(DIMS * 4 * 2),
         lambda sd, feats: ref.linear_depth(sd, feats, [0, 1, 2, 3], 4, 1e-3, 80.0),
     ),
     'nyu dpt': (
-        'configs/nyu/dpt_vit-s14-dinov2_1xb2-38k_nyu-416x544.py',
+        'configs/nyu/dpt_vit-s14-dinov2_8xb2-38k_nyu-416x544.py',
         dict(out_indices=list(range(LAYERS)), frozen_stages=LAYERS),
         dict(embed_dims=DIMS, post_process_channels=[4, 8, 16, 32], channels=16),
         ref.dpt_layout(DIMS, [4, 8, 16, 32], 16),

@@ -14,17 +14,13 @@ and reduction over images could not be read: not found; here the median over ima
 natural log of kappa is reported.
 """
 
-import glob
-import os
-import os.path as osp
-
 import numpy as np
 import torch
 
+from vitspec.fileio.images import list_images
 from vitspec.layers.patch_embed import center_pad_to_multiple
 
 STAGES = ('input', 'attention', 'mlp')
-IMAGE_SUFFIXES = ('.jpg', '.jpeg', '.png', '.bmp', '.tif', '.tiff', '.webp')
 
 
 def condition_number(tokens: torch.Tensor) -> torch.Tensor:
@@ -54,24 +50,10 @@ def median_log_kappa(kappas: dict) -> dict:
 
 
 def image_paths(inputs) -> list:
-    """Image files from files, folders (their images, sorted) and glob patterns; a folder or
-    pattern without images, or a missing file, is a FileNotFoundError naming it."""
-    paths = []
-    for item in inputs:
-        if osp.isdir(item):
-            found = sorted(
-                osp.join(item, n) for n in os.listdir(item) if n.lower().endswith(IMAGE_SUFFIXES)
-            )
-        elif any(c in item for c in '*?['):
-            found = sorted(p for p in glob.glob(item) if p.lower().endswith(IMAGE_SUFFIXES))
-        elif osp.isfile(item):
-            found = [item]
-        else:
-            raise FileNotFoundError(f'{item}: no such image file, folder or pattern')
-        if not found:
-            raise FileNotFoundError(f'{item}: no images ({", ".join(IMAGE_SUFFIXES)}) there')
-        paths += found
-    return paths
+    """Image files from files, folders (their images, sorted) and glob patterns, as
+    tools/infer.py finds them (vitspec/fileio/images.py): a file of a folder or pattern that is
+    not an image is skipped and named; an input that names no image is a DataFileError."""
+    return [str(path) for path in list_images(inputs)]
 
 
 def format_table(curves: dict) -> str:

@@ -1,9 +1,14 @@
 """PCA maps of patch features and CLS-vs-patch cosine similarity per block: what
 tools/visualize_features.py draws for each backbone."""
 
+import sys
+
 import numpy as np
 import torch
 from PIL import Image, ImageDraw
+
+from vitspec.errors import BadImage, DataFileError
+from vitspec.fileio.images import read_rgb
 
 MEAN = np.array([0.485, 0.456, 0.406])
 STD = np.array([0.229, 0.224, 0.225])
@@ -11,14 +16,30 @@ HEADER_PX = 14
 
 
 def load_image(path: str, size: int) -> np.ndarray:
-    """RGB uint8 (size, size): shorter side resized to ``size``, then centre-cropped."""
-    with Image.open(path) as img:
-        img = img.convert('RGB')
+    """RGB uint8 (size, size): shorter side resized to ``size``, then centre-cropped. The image
+    is read as tools/infer.py reads it (vitspec/fileio/images.py; BadImage says why not)."""
+    with Image.fromarray(read_rgb(path)) as img:
         scale = size / min(img.size)
         w, h = max(size, round(img.width * scale)), max(size, round(img.height * scale))
         img = img.resize((w, h), Image.BICUBIC)
         left, top = (w - size) // 2, (h - size) // 2
         return np.asarray(img.crop((left, top, left + size, top + size)))
+
+
+def load_images(paths, size: int) -> tuple:
+    """(the paths that read, their ``load_image`` arrays); each image that does not read is
+    skipped and named with its reason on stderr. DataFileError when none reads."""
+    kept, images = [], []
+    for path in paths:
+        try:
+            images.append(load_image(path, size))
+        except BadImage as exc:
+            print(f'skipped {path}: {exc}', file=sys.stderr)
+            continue
+        kept.append(path)
+    if not images:
+        raise DataFileError(f'none of the {len(paths)} image(s) could be read (each named above)')
+    return kept, images
 
 
 def to_input(rgb: np.ndarray, patch: int) -> torch.Tensor:

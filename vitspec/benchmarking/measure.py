@@ -9,7 +9,7 @@ import statistics
 
 from vitspec.errors import ConfigError
 
-from .machine import gemm_rate, why_not_measured
+from .machine import gemm_rate, model_gemm_shapes, why_not_measured
 from .stats import paired_ratio
 from .worker import Worker
 
@@ -65,7 +65,8 @@ def interleaved_times(cases, rounds, warmup):
 
 def _measure(setting, cases, device, rounds, warmup, baseline):
     times = interleaved_times(cases, setting.get('rounds', rounds), setting.get('warmup', warmup))
-    rate = gemm_rate(device, setting['dtype'])
+    shapes = model_gemm_shapes(setting['size'], setting['img'], setting['batch'])
+    rate = gemm_rate(device, setting['dtype'], shapes)
     base = baseline or cases[0].name
     rows = []
     for case in cases:
@@ -81,7 +82,7 @@ def _measure(setting, cases, device, rounds, warmup, baseline):
                 speed_vs_baseline=1 / ratio,
                 speed_interval=[1 / high, 1 / low],
                 gflops=flops / 1e9,
-                gemm_fraction=flops / median / rate,
+                gemm_fraction=flops / median / rate,  # checked below
                 memory_mb=_mb(case.memory_bytes()),
                 compile_s=case.compile_seconds(),
                 **ops,
@@ -93,9 +94,22 @@ def _measure(setting, cases, device, rounds, warmup, baseline):
         setting=_describe(setting),
         baseline=base,
         gemm_gflops_per_s=rate / 1e9,
+        gemm_reference_unreliable=checked_gemm_fractions(rows),
         device=str(device),
         rows=rows,
     )
+
+
+def checked_gemm_fractions(rows) -> bool:
+    """A model cannot run faster than the dense GEMM rate it is measured against: when one
+    seemingly does, the reference was measured too low (a noisy or throttled moment) and no
+    fraction of it means anything. Then every row's ``gemm_fraction`` becomes None (the table
+    shows why) and True is returned."""
+    if all(r['gemm_fraction'] is None or r['gemm_fraction'] <= 1 for r in rows):
+        return False
+    for r in rows:
+        r['gemm_fraction'] = None
+    return True
 
 
 def _describe(setting):

@@ -13,7 +13,10 @@ def format_table(result):
     )
     if 'skipped' in result:
         return f'{head}: not measured, {result["skipped"]}'
-    head += f' (GEMM {result["gemm_gflops_per_s"]:.0f} GFLOP/s), baseline {result["baseline"]}'
+    gemm = f'GEMM {result["gemm_gflops_per_s"]:.0f} GFLOP/s'
+    if result.get('gemm_reference_unreliable'):
+        gemm += ' measured below what a model reached: unreliable, no GEMM fraction shown'
+    head += f' ({gemm}), baseline {result["baseline"]}'
     counted = any(r.get('ops') is not None for r in result['rows'])
     columns = [
         'model',
@@ -33,7 +36,7 @@ def format_table(result):
             f'{r["median_s"] * 1e3:.1f}',
             f'{r["speed_vs_baseline"]:.3f} ({low:.3f}-{high:.3f})',
             f'{r["gflops"]:.1f}',
-            f'{r["gemm_fraction"]:.2f}',
+            _or_dash(r['gemm_fraction'], '.2f'),
             _or_dash(r['memory_mb'], '.1f'),
             _or_dash(r['compile_s'], '.0f'),
             *(

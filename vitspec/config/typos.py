@@ -7,7 +7,8 @@ top-level keys close to a field that mmengine, mmseg / mmdet's tools or vitspec 
 meant as a variable of the config is listed in ``intended_keys``); the options of every hook
 in ``default_hooks`` and ``custom_hooks`` against its constructor; ``env_cfg``'s keys; the
 keys of nested dicts that a consumer reads by name (nested_keys.py: a segmentor's test_cfg,
-a mask head's train_cfg, the evaluators, the loops).
+a mask head's train_cfg, the evaluators, the loops); the options of the parts built by type
+below the model and the dataloaders, and named values of metric options (component_keys.py).
 """
 
 import inspect
@@ -15,6 +16,7 @@ import inspect
 from mmengine.registry import HOOKS
 from mmengine.runner import Runner
 
+from vitspec.config.component_keys import component_errors
 from vitspec.config.key_matching import constructor_options, unknown_option
 from vitspec.config.nested_keys import nested_key_errors
 from vitspec.errors import ConfigKeyError, did_you_mean
@@ -60,6 +62,7 @@ def check_config_keys(cfg) -> None:
         *env_cfg_typos(cfg),
         *hook_option_errors(cfg),
         *nested_key_errors(cfg),
+        *component_errors(cfg, cfg.get('default_scope')),
     ]
     if problems:
         raise ConfigKeyError(

@@ -6,11 +6,15 @@ fields; its measured value is read from the run's final metrics (final_metrics.p
 Whatever cannot be compared (no dump, no row, no final metrics, a metric not logged, a protocol
 field that differs, data or a split other than the row's) is named below the table.
 
-A run is the row's only if it evaluated the row's data: the dataset of the loader its metric
-came from (``test_dataloader`` for a tools/test.py result, ``val_dataloader`` for the validation
-at the end of training) must be the one of the row's config, its folder (``data_root``), files
-and subset (``indices``, ``ann_file``, ``data_prefix``, ...) alike; the pipeline is the
-protocol's (checked by the row's fields).
+A run is the row's only if it was trained and evaluated on the row's data: the dataset of the
+loader its metric came from (``test_dataloader`` for a tools/test.py result, ``val_dataloader``
+for the validation at the end of training) and that of its ``train_dataloader`` must be those of
+the row's config, their folders (``data_root``), files and subsets (``indices``, ``ann_file``,
+``data_prefix``, ...) alike; the pipelines are the protocol's (checked by the row's fields).
+The training data is read from the config of the training run: the dump for a validation at the
+end of training; for a tools/test.py result, the config mmengine recorded for the newest training
+run of the same work dir (<timestamp>/vis_data/config.py). A tools/test.py result in a work dir
+without a training run (a released head) has no training data here to compare.
 """
 
 import math
@@ -24,7 +28,7 @@ from vitspec.errors import NoFinalMetrics
 from vitspec.ledger.metrics import LEDGER_METRICS, measured
 from vitspec.ledger.rows import NOT_FOUND, check_row
 from vitspec.runs.final_metrics import final_metrics
-from vitspec.runs.logs import NOT_METRICS
+from vitspec.runs.logs import NOT_METRICS, is_validation, read_records, scalar_files
 from vitspec.runs.table import decimals
 
 # keys of a dataset dict that do not change which samples it gives
@@ -75,7 +79,7 @@ def _compare_run(ledger: dict, work_dir: Path, root: Path) -> tuple:
             problems.append(f'{exc} (rows {", ".join(r["id"] for r in rows)})')
             continue
         for row in rows:
-            other_data = _other_data(root / row['config'], cfg, final.origin)
+            other_data = _other_data(root / row['config'], cfg, final.origin, work_dir)
             if other_data:
                 problems.append(f'{work_dir}: {row["id"]}: not comparable: {other_data}')
                 continue
@@ -95,28 +99,49 @@ def _compare_run(ledger: dict, work_dir: Path, root: Path) -> tuple:
     return lines, problems
 
 
-def _other_data(path: Path, cfg: Config, origin: str) -> str:
-    """Why the run evaluated other data than the row's config (``path``) does; '' when the same
-    (a ``data_root`` given another way that resolves to the same folder is the same), or when
-    the row's config is not found (the ledger's own tests name such a row)."""
+def _other_data(path: Path, cfg: Config, origin: str, work_dir: Path) -> str:
+    """Why the run was trained or evaluated on other data than the row's config (``path``);
+    '' when the same (a ``data_root`` given another way that resolves to the same folder is the
+    same), or when the row's config is not found (the ledger's own tests name such a row)."""
     if not path.is_file():
         return ''
-    loader = 'test_dataloader' if origin.startswith('tools/test.py') else 'val_dataloader'
-    ours, theirs = Config.fromfile(path).get(loader), cfg.get(loader)
-    diffs = [
+    row_cfg = Config.fromfile(path)
+    evaluated = 'test_dataloader' if origin.startswith('tools/test.py') else 'val_dataloader'
+    trained = cfg if evaluated == 'val_dataloader' else _training_config(work_dir)
+    checks = [('evaluated', evaluated, cfg)]
+    if trained is not None:
+        checks.append(('was trained on', 'train_dataloader', trained))
+    for what, loader, run_cfg in checks:
+        diffs = _data_differences(row_cfg.get(loader), run_cfg.get(loader), loader)
+        if diffs:
+            shown = '; '.join(f"{k} = {b!r}, the row's config: {a!r}" for k, a, b in diffs[:FEW])
+            more = f'; ... and {len(diffs) - FEW} more' if len(diffs) > FEW else ''
+            return (
+                f'the run {what} other data or another split than the row ({shown}{more}); '
+                f"its metric is not the row's. Run with the row's data and split (the data where "
+                f'its config expects it, e.g. a link to your copy of the dataset, and no subset '
+                f'options)'
+            )
+    return ''
+
+
+def _data_differences(ours, theirs, loader: str) -> list:
+    return [
         d
         for d in differences(_dataset(ours), _dataset(theirs), f'{loader}.dataset')
         if not NOT_DATA & set(d[0].split('.')) and not _same_folder(d)
     ]
-    if not diffs:
-        return ''
-    shown = '; '.join(f"{k} = {b!r}, the row's config: {a!r}" for k, a, b in diffs[:FEW])
-    more = f'; ... and {len(diffs) - FEW} more' if len(diffs) > FEW else ''
-    return (
-        f'the run evaluated other data or another split than the row ({shown}{more}); its '
-        f"metric is not the row's. Run with the row's data and split (the data where its "
-        f'config expects it, e.g. a link to your copy of the dataset, and no subset options)'
-    )
+
+
+def _training_config(work_dir: Path):
+    """The config of the newest training run of ``work_dir`` (the one mmengine recorded in its
+    <timestamp>/vis_data/config.py), or None when the work dir holds no training run."""
+    for scalars in reversed(scalar_files(work_dir)):
+        recorded = scalars.parent / 'config.py'
+        trained = any(not is_validation(r) for r in read_records(scalars))
+        if trained and recorded.is_file():
+            return Config.fromfile(recorded)
+    return None
 
 
 def _same_folder(diff) -> bool:

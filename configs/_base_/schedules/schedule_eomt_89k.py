@@ -1,9 +1,10 @@
-# EoMT's optimization (schedule_eomt_39k.py says where each value comes from) over COCO's 12
-# epochs of 16 images (tue-mps/eomt configs/dinov2/coco/panoptic/eomt_large_640.yaml and
-# coco/instance/eomt_large_640.yaml: max_epochs 12): 88,692 iterations, warm-up to 1500, then
-# poly 0.9 to 0. Upstream's first annealing step 14,782 = 12 x B / 6 gives B = 7,391 batches of
-# 4 per GPU and epoch (4 GPUs: 29,561-29,564 images per GPU, N in 118,241-118,256 of COCO's
-# 118,287 training images after check_empty_targets; N itself: not found).
+# EoMT's optimization (schedule_eomt_39k.py says where each value comes from) over COCO panoptic's
+# 12 epochs of 16 images (tue-mps/eomt configs/dinov2/coco/panoptic/eomt_large_640.yaml:
+# max_epochs 12): 88,692 iterations, warm-up to 1500, then poly 0.9 to 0. Upstream's first
+# annealing step 14,782 = 12 x B / 6 gives B = 7,391 batches of 4 per GPU and epoch (4 GPUs:
+# floor(P / 4) = 7,391 for P = 29,564-29,567 images per GPU, P = ceil(N / 4) for N in
+# 118,253-118,268 of COCO's 118,287 training images after check_empty_targets; N itself: not
+# found). The instance set is smaller: schedule_eomt_88k.py.
 _base_ = ['./schedule_eomt_39k.py']
 batches_per_epoch = 7391
 max_iters = 12 * batches_per_epoch

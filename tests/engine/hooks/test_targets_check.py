@@ -2,22 +2,25 @@
 naming the images; labels beyond a head's classes name the value, the head and the image."""
 
 import re
+from functools import lru_cache
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import torch
+from mmdet.registry import MODELS
 from mmdet.structures import DetDataSample
 from mmengine.config import Config
-from mmengine.registry import RUNNERS
-from mmengine.structures import PixelData
+from mmengine.registry import RUNNERS, init_default_scope
+from mmengine.structures import InstanceData, PixelData
 from mmseg.models.segmentors import DepthEstimator
 from mmseg.structures import SegDataSample
 from PIL import Image
 
 from tests.utils import ROOT
 from vitspec.engine import TargetsCheckHook
-from vitspec.errors import DataFileError
+from vitspec.errors import ConfigError, DataFileError
+from vitspec.models.detector_classes import detector_classes
 
 SEG_DEMO = ROOT / 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
 DEPTH_DEMO = ROOT / 'configs/demo/lin4_specvit-tiny-p8_2xb2-100it_demo-nyu-112x144.py'
@@ -225,3 +228,57 @@ def test_demo_training_on_empty_depth_maps_stops(tmp_path):
     runner = RUNNERS.build(tiny(Config.fromfile(DEPTH_DEMO), tmp_path / 'nyu', tmp_path / 'w'))
     with pytest.raises(DataFileError, match=r'no valid depth pixel .* images: .*train/'):
         runner.train()
+
+
+DET_DEMOS = {
+    name: ROOT / 'configs/demo' / name
+    for name in (
+        'dino-4scale_specvit-tiny-p8_simplefpn_1xb4-300it_demo-coco-128x128.py',
+        'plain-detr_specvit-tiny-p8_2xb4-800it_demo-coco-160x160.py',
+        'mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-800it_demo-coco-160x160.py',
+        'eomt_specvit-tiny-p8_2xb4-500it_demo-coco-panoptic-128x128.py',
+    )
+}
+
+
+@lru_cache(maxsize=None)
+def demo_detector(name):
+    init_default_scope('mmdet')
+    return MODELS.build(Config.fromfile(DET_DEMOS[name]).model)
+
+
+@pytest.mark.parametrize('name', sorted(DET_DEMOS), ids=lambda n: n.split('_')[0])
+def test_detection_configs_check_their_targets(name):
+    assert 'TargetsCheckHook' in [h['type'] for h in Config.fromfile(DET_DEMOS[name]).custom_hooks]
+
+
+@pytest.mark.parametrize('name', sorted(DET_DEMOS), ids=lambda n: n.split('_')[0])
+def test_a_detector_with_fewer_classes_than_the_dataset_is_refused_at_the_start(name):
+    """DINO's denoising, Plain-DETR and Mask R-CNN gave a raw IndexError deep in training."""
+    model = demo_detector(name)
+    n = detector_classes(model)
+    runner = runner_for(model, classes=tuple(f'c{i}' for i in range(n + 1)))
+    with pytest.raises(ConfigError) as info:
+        TargetsCheckHook().before_train(runner)
+    assert f'({type(model).__name__}) has num_classes={n} but' in str(info.value)
+    assert f'has {n + 1} classes' in str(info.value)
+    TargetsCheckHook().before_train(runner_for(model, classes=tuple(range(n))))
+
+
+def det_batch(labels, name='img'):
+    sample = DetDataSample(metainfo=dict(img_path=f'{name}0.jpg'))
+    sample.gt_instances = InstanceData(
+        labels=torch.as_tensor(labels), bboxes=torch.zeros(len(labels), 4)
+    )
+    return dict(inputs=[torch.zeros(3, 2, 2)], data_samples=[sample])
+
+
+def test_a_box_label_beyond_the_detector_classes_is_named():
+    model = demo_detector(sorted(DET_DEMOS)[0])
+    n = detector_classes(model)
+    hook, runner = TargetsCheckHook(num_batches=2), runner_for(model, classes=None)
+    run_batches(hook, runner, [det_batch([0, n - 1])])
+    with pytest.raises(
+        DataFileError, match=rf'labels \[{n}\] in img0\.jpg are outside the detector'
+    ):
+        run_batches(hook, runner, [det_batch([0, n])])

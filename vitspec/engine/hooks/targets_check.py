@@ -2,12 +2,15 @@
 
 mmseg trains to the end on labels that are all ``ignore_index`` (loss 0, ``acc_seg`` 100) or
 depth maps without a valid pixel (the loss is 0 by construction), and reports a label beyond
-the head's classes as ``IndexError: Target 12 is out of bounds`` deep in the loss.
+the head's classes as ``IndexError: Target 12 is out of bounds`` deep in the loss; mmdet's
+detectors (DINO's denoising queries, Plain-DETR, Mask R-CNN's RoI head) and EoMT panoptic
+likewise fail on a box label beyond the head's classes with a raw IndexError.
 """
 
 from typing import List
 
 import torch
+from mmdet.models.detectors import BaseDetector
 from mmengine import dist
 from mmengine.hooks import Hook
 from mmengine.model import is_model_wrapper
@@ -15,6 +18,7 @@ from mmengine.registry import HOOKS
 from mmseg.models.segmentors import DepthEstimator
 
 from vitspec.errors import ConfigError, DataFileError
+from vitspec.models.detector_classes import detector_classes
 
 MAX_NAMED = 8
 
@@ -30,9 +34,12 @@ class TargetsCheckHook(Hook):
       processes) is a DataFileError naming the images.
     - Depth: no pixel with a depth > 0 inside the decode head's [min_depth, max_depth] in all
       of those batches is a DataFileError naming the images.
-    - At the start of training, a segmentation head whose ``num_classes`` is smaller than the
-      number of classes of the training set (its metainfo ``classes``) is a ConfigError naming
-      both.
+    - Detection (and panoptic, mmdet's detectors): an instance label that is not below the
+      detector's number of classes (detector_classes) is a DataFileError naming the label, the
+      number and the image.
+    - At the start of training, a segmentation head or a detector whose ``num_classes`` is
+      smaller than the number of classes of the training set (its metainfo ``classes``) is a
+      ConfigError naming both.
 
     Ten batches: a real dataset whose first 10 batches hold no labelled pixel at all is broken,
     while one batch alone may be a random crop of ignored pixels. The cost is one comparison
@@ -51,13 +58,20 @@ class TargetsCheckHook(Hook):
         self._images = []
         if isinstance(model, DepthEstimator):
             return
-        classes = getattr(runner.train_dataloader.dataset, 'metainfo', {}).get('classes')
-        for name, head in _seg_heads(model):
-            if classes is not None and head.num_classes < len(classes):
+        dataset = runner.train_dataloader.dataset
+        classes = getattr(dataset, 'metainfo', {}).get('classes')
+        if classes is None:
+            return
+        heads = [(name, type(head).__name__, head.num_classes) for name, head in _seg_heads(model)]
+        if isinstance(model, BaseDetector):
+            heads = [('the detector', type(model).__name__, detector_classes(model))]
+        for name, kind, num_classes in heads:
+            if num_classes < len(classes):
                 raise ConfigError(
-                    f'{name} ({type(head).__name__}) has num_classes={head.num_classes} but '
-                    f'the training set ({type(runner.train_dataloader.dataset).__name__}) has '
-                    f'{len(classes)} classes'
+                    f'{name} ({kind}) has num_classes={num_classes} but the training set '
+                    f"({type(dataset).__name__}) has {len(classes)} classes: set the head's "
+                    f'num_classes to {len(classes)}, or choose {num_classes} classes with the '
+                    f"dataset's metainfo"
                 )
 
     def before_train_iter(self, runner, batch_idx: int, data_batch=None) -> None:
@@ -71,6 +85,8 @@ class TargetsCheckHook(Hook):
             elif 'gt_sem_seg' in sample:
                 valid = _valid_labels(sample.gt_sem_seg.data, model, image)
             else:
+                if 'gt_instances' in sample and isinstance(model, BaseDetector):
+                    _check_instance_labels(sample.gt_instances, model, image)
                 continue
             self._valid += int(valid)
             self._images.append(image)
@@ -93,6 +109,19 @@ class TargetsCheckHook(Hook):
             f'nothing to learn: no valid {what} pixel in the first {self._seen} training '
             f'batches ({rule}); images: {", ".join(images[:MAX_NAMED])}'
             + (f' and {more} more' if more > 0 else '')
+        )
+
+
+def _check_instance_labels(instances, model, image: str) -> None:
+    labels = getattr(instances, 'labels', None)
+    if labels is None or not labels.numel():
+        return
+    num_classes = detector_classes(model)
+    bad = labels[(labels >= num_classes) | (labels < 0)]
+    if bad.numel():
+        raise DataFileError(
+            f'instance labels {bad.unique()[:10].tolist()} in {image} are outside the '
+            f'detector ({type(model).__name__}) num_classes={num_classes}'
         )
 
 

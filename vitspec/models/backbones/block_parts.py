@@ -17,29 +17,18 @@ from vitspec.layers.specialized import (
 from vitspec.layers.swiglu import SwiGLU
 from vitspec.layers.talking_heads import TalkingHeadAttention
 
-from .options import merge_options
+from .options import Option, Options, block_set, integer, number, pair
 
-LAYERWISE_SCALING = dict(alpha=(0.5, 1.0), beta=(0.5, 4.0), head_dim=64, ffn_divisor=64)
+# OpenELM's layer-wise scaling: alpha, beta the (first, last) multipliers of the attention and
+# MLP widths
+LAYERWISE_SCALING = Options(
+    'layerwise_scaling',
+    alpha=Option((0.5, 1.0), pair(number(0, low_open=True))),
+    beta=Option((0.5, 4.0), pair(number(0, low_open=True))),
+    head_dim=Option(64, integer(1)),
+    ffn_divisor=Option(64, integer(1)),
+)
 FFN_TYPES = dict(mlp=Mlp, swiglu=SwiGLU)  # mlp: fc1, GELU, fc2; swiglu: DINOv2 ViT-g's
-
-
-def block_set(spec, num_layers: int, owner: str) -> set:
-    """Block indices from 'all' | 'first_third' | 'first_half' | an int n (first n) | a list."""
-    named = dict(all=num_layers, first_third=num_layers // 3, first_half=num_layers // 2)
-    if spec is None:
-        return set()
-    if isinstance(spec, str):
-        if spec not in named:
-            raise ConfigError(
-                f'{owner}: {spec!r} is not one of {", ".join(named)}, an int or a list'
-            )
-        return set(range(named[spec]))
-    if isinstance(spec, int):
-        return set(range(spec))
-    blocks = {i % num_layers for i in spec}
-    if any(not -num_layers <= i < num_layers for i in spec):
-        raise ConfigError(f'{owner}: block indices {list(spec)} out of range for {num_layers}')
-    return blocks
 
 
 def block_parts(
@@ -117,16 +106,17 @@ def build_blocks(
     skip: Optional[dict] = None,
     **common,
 ) -> nn.ModuleList:
-    """SpecViT's self-attention blocks. ``layerwise_scaling``: the OpenELM options (per-block
-    heads and MLP widths); ``spec``: the merged ``specialize`` options (None: none); blocks not in
-    ``global_attn_indexes`` attend within windows when ``window_size``; relative position
-    biases are made for the window or, in global blocks, ``patch_grid``; drop-path rates grow
-    linearly to ``drop_path_rate``; ``skip``: the merged ``skip`` options (None: every skip
-    connection). ``common``: the `block_parts` options every block shares."""
+    """SpecViT's self-attention blocks. ``layerwise_scaling``: the merged OpenELM options
+    (per-block heads and MLP widths; None: none); ``spec``: the merged ``specialize`` options
+    (None: none); blocks not in ``global_attn_indexes`` attend within windows when
+    ``window_size``; relative position biases are made for the window or, in global blocks,
+    ``patch_grid``; drop-path rates grow linearly to ``drop_path_rate``; ``skip``: the merged
+    ``skip`` options (None: every skip connection). ``common``: the `block_parts` options every
+    block shares."""
     head_dim = None
     widths = [(num_heads, mlp_hidden)] * num_layers
-    if layerwise_scaling:
-        ls = merge_options('SpecViT layerwise_scaling', layerwise_scaling, LAYERWISE_SCALING)
+    ls = layerwise_scaling
+    if ls:
         head_dim = ls['head_dim']
         widths = layerwise_widths(
             num_layers, embed_dims, head_dim, ls['alpha'], ls['beta'], ffn_divisor=ls['ffn_divisor']

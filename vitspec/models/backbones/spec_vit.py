@@ -19,14 +19,25 @@ from vitspec.layers import LayerNorm, TokenLayout
 from vitspec.layers.class_attention import ClassAttentionBlock
 from vitspec.layers.patch_embed import PatchEmbed, center_pad_to_multiple
 from vitspec.layers.pos_embed import resample_pos_embed
-from vitspec.layers.rope import RopePositionEmbedding
+from vitspec.layers.rope import NORMALIZE_COORDS, RopePositionEmbedding
 from vitspec.layers.swiglu import swiglu_hidden
-from vitspec.layers.token_graying import TokenGraying
+from vitspec.layers.token_graying import TOKEN_GRAYING_MODES, TokenGraying
 from vitspec.layers.vit_init import init_vit_weights
 
 from ..registry import register_backbone
 from .block_parts import LAYERWISE_SCALING, build_blocks
-from .options import merge_options, unknown_key_error
+from .options import (
+    BLOCKS,
+    BOOL,
+    REQUIRED,
+    Option,
+    Options,
+    integer,
+    number,
+    one_of,
+    optional,
+    unknown_key_error,
+)
 
 # The constructor arguments that switch a backbone technique (the docstring's "Techniques"),
 # as against size, outputs and training: what a technique comparison may let differ
@@ -50,30 +61,46 @@ TECHNIQUE_ARGS = (
     'with_cls_token',
     'pretrain_img_size',
 )
-# The paper's setting (2602.08626), the one source of these defaults: configs state only what
-# differs. layer_scale=None: specialize the LayerScales when the backbone has them
-SPECIALIZE = dict(
-    norm=True,
-    layer_scale=None,
-    blocks='all',
-    qkv_blocks='first_third',
-    lora_rank=None,
-    registers='patch',
+# The option dicts, each key with its default and the values it takes (options.Options: the
+# one check of them). The paper's setting (2602.08626), the one source of these defaults:
+# configs state only what differs. layer_scale=None: specialize the LayerScales when the
+# backbone has them
+SPECIALIZE = Options(
+    'specialize',
+    norm=Option(True, BOOL),
+    layer_scale=Option(None, optional(BOOL)),
+    blocks=Option('all', BLOCKS),
+    qkv_blocks=Option('first_third', BLOCKS),
+    lora_rank=Option(None, optional(integer(1))),
+    registers=Option('patch', one_of('patch', 'cls')),
 )
-TOKEN_GRAYING = dict(mode='dct', eps=None)
-# every skip connection kept; False for a stage removes its skip in ``blocks``
-SKIP = dict(attn=True, mlp=True, blocks='all')
+TOKEN_GRAYING = Options(
+    'token_graying',
+    mode=Option('dct', one_of(*TOKEN_GRAYING_MODES)),
+    eps=Option(REQUIRED, number(0, 1, low_open=True)),  # 1: the identity
+)
+# every skip connection kept (None or True); False for a stage removes its skip in ``blocks``
+SKIP = Options(
+    'skip',
+    off=(None, True),
+    on=(),
+    attn=Option(True, BOOL),
+    mlp=Option(True, BOOL),
+    blocks=Option('all', BLOCKS),
+)
 # DINOv3's RoPE (facebookresearch/dinov3 dinov3/hub/backbones.py: base 100, 'separate'); the
 # coordinate augmentations act in training mode only and are off unless set (DINOv3
 # pretrained with rescale_coords=2)
-ROPE = dict(
-    base=100.0,
-    min_period=None,
-    max_period=None,
-    normalize_coords='separate',
-    shift_coords=None,
-    jitter_coords=None,
-    rescale_coords=None,
+_PERIOD = optional(number(0, low_open=True))
+ROPE = Options(
+    'rope',
+    base=Option(100.0, _PERIOD),
+    min_period=Option(None, _PERIOD),
+    max_period=Option(None, _PERIOD),
+    normalize_coords=Option('separate', one_of(*NORMALIZE_COORDS)),
+    shift_coords=Option(None, optional(number(0))),
+    jitter_coords=Option(None, optional(number(1))),
+    rescale_coords=Option(None, optional(number(1))),
 )
 
 
@@ -202,11 +229,10 @@ class SpecViT(BaseModule):
         out_indices = [out_indices] if isinstance(out_indices, int) else list(out_indices)
         self.out_indices = [i % num_layers for i in out_indices]
 
-        spec = (
-            None
-            if specialize in (None, False)
-            else merge_options('SpecViT specialize', specialize, SPECIALIZE)
-        )
+        spec = SPECIALIZE.merge(specialize, num_layers=num_layers)
+        skip = SKIP.merge(skip, num_layers=num_layers)
+        layerwise_scaling = LAYERWISE_SCALING.merge(layerwise_scaling)
+        token_graying = TOKEN_GRAYING.merge(token_graying)
         if self.class_attn and (spec or num_register_tokens or pos_embed_cls or output_cls_token):
             raise ConfigError(
                 'class-attention layers (CaiT) keep the CLS token out of the '
@@ -223,7 +249,7 @@ class SpecViT(BaseModule):
             )
         if talking_heads and (rel_pos_bias or window_padding != 'masked'):
             raise ConfigError('talking heads have neither relative position bias nor windows')
-        rope_cfg = None if rope in (None, False) else merge_options('SpecViT rope', rope, ROPE)
+        rope_cfg = ROPE.merge(rope)
         if rope_cfg and rel_pos_bias:
             raise ConfigError('rope is a relative position encoding of its own: no rel_pos_bias')
         if rope_cfg and talking_heads:
@@ -236,13 +262,9 @@ class SpecViT(BaseModule):
         self.num_cls = 0 if self.class_attn or not with_cls_token else 1
         if spec and spec['registers'] == 'cls':
             self.num_cls += num_register_tokens
-        elif spec and spec['registers'] != 'patch':
-            raise ConfigError(
-                f"specialize.registers must be 'patch' or 'cls', got {spec['registers']!r}"
-            )
 
         if token_graying:
-            tg = merge_options('SpecViT token_graying', token_graying, TOKEN_GRAYING)
+            tg = token_graying
             self.token_graying = TokenGraying(patch_size, tg['mode'], eps=tg['eps'])
         else:
             self.token_graying = None
@@ -261,9 +283,7 @@ class SpecViT(BaseModule):
         if rope_cfg:
             head_dim = embed_dims // num_heads
             if layerwise_scaling:  # every block has heads of this width
-                head_dim = merge_options(
-                    'SpecViT layerwise_scaling', layerwise_scaling, LAYERWISE_SCALING
-                )['head_dim']
+                head_dim = layerwise_scaling['head_dim']
             self.rope = RopePositionEmbedding(head_dim, **rope_cfg)
 
         mlp_hidden = int(embed_dims * mlp_ratio)
@@ -291,7 +311,7 @@ class SpecViT(BaseModule):
             window_padding=window_padding,
             layer_scale_init=layer_scale_init,
             norm_eps=norm_eps,
-            skip=None if skip in (None, True) else merge_options('SpecViT skip', skip, SKIP),
+            skip=skip,
         )
         self.blocks_token_only = (
             nn.ModuleList(

@@ -12,13 +12,18 @@ from vitspec.checkpoints.missing_keys import parameter_copies
 from vitspec.errors import ConfigError
 from vitspec.layers import Attention, TokenLayout, center_pad_to_multiple
 
-from ..backbones.options import merge_options
+from ..backbones.options import BOOL, Option, Options, optional
 from .head import EoMTHead
 from .query_block import attach_query_parts
 
 # query_specialize=True or a dict of these: the query tokens' own norm1/norm2, attn.qkv and
 # ls1/ls2 in the query blocks (layer_scale=None: when the backbone has LayerScale)
-QUERY_SPECIALIZE = dict(norm=True, qkv=True, layer_scale=None)
+QUERY_SPECIALIZE = Options(
+    'query_specialize',
+    norm=Option(True, BOOL),
+    qkv=Option(True, BOOL),
+    layer_scale=Option(None, optional(BOOL)),
+)
 
 
 class EoMTNetwork(nn.Module):
@@ -78,11 +83,8 @@ class EoMTNetwork(nn.Module):
         self.query_embed = nn.Embedding(num_queries, dim)
         self.head = EoMTHead(dim, num_classes, backbone.patch_size)
         self.register_buffer('attn_mask_probs', torch.ones(num_blocks))
-        self.query_specialize = None
-        if query_specialize not in (None, False):
-            self.query_specialize = merge_options(
-                'EoMTNetwork query_specialize', query_specialize, QUERY_SPECIALIZE
-            )
+        self.query_specialize = QUERY_SPECIALIZE.merge(query_specialize, 'EoMTNetwork')
+        if self.query_specialize:
             for block in self.query_blocks:
                 attach_query_parts(block, **self.query_specialize)
 

@@ -1,0 +1,27 @@
+# EoMT-L, COCO instance 1280 x 1280: the EoMT model zoo's 48.8 mask AP (pycocotools) (tue-mps/eomt
+# model_zoo/dinov2.md; ledger row eomt-coco-instance-vitl16-1280 in reproductions.yaml). The
+# recipe fragment holds the protocol; this leaf adds no technique (swap the technique file to
+# train another: docs/mask_classification.md).
+_base_ = [
+    '../_base_/recipes/eomt_vit-l16-dinov2-reg4_4xb4-88k_coco-instance-640x640.py',
+    '../_base_/models/techniques/plain.py',
+]
+image_size = (1280, 1280)  # tue-mps/eomt configs/dinov2/coco/instance/eomt_large_1280.yaml
+model = dict(backbone=dict(_base_.technique, img_size=image_size))
+pad = dict(_base_.pad, size=image_size)
+train_pipeline = [
+    *_base_.train_pipeline[:3],
+    dict(_base_.train_pipeline[3], scale=image_size),
+    dict(_base_.train_pipeline[4], crop_size=image_size),
+    pad,
+    _base_.train_pipeline[6],
+]
+test_pipeline = [
+    _base_.test_pipeline[0],
+    dict(_base_.test_pipeline[1], scale=image_size),
+    pad,
+    *_base_.test_pipeline[3:],
+]
+train_dataloader = dict(dataset=dict(pipeline=train_pipeline))
+val_dataloader = dict(dataset=dict(pipeline=test_pipeline))
+test_dataloader = val_dataloader

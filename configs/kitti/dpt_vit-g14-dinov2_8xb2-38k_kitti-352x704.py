@@ -1,0 +1,13 @@
+# DINOv2 depth, DPT (DPT on 4 layers), KITTI (Eigen split), frozen DINOv2 ViT-g/14: reproduces
+# DINOv2 (arXiv 2304.07193) Table 11, ViT-g/14 KITTI DPT. Protocol of DINOv2's hosted
+# config dinov2_vitg14_kitti_dpt_config.py (see the _base_ files for where each value
+# was read). It keeps the published gradient loss, which contributes exactly 0 at 2 images per
+# GPU; dpt_vit-g14-dinov2_gradloss-fixed_8xb2-38k_kitti-352x704.py trains with a working one.
+_base_ = [
+    '../_base_/models/backbones/vit-g14_dinov2.py',
+    '../_base_/recipes/dinov2-dpt_8xb2-38k_kitti-352x704.py',
+]
+model = dict(
+    backbone=dict(_base_.backbone, out_indices=(9, 19, 29, 39), final_norm=False, frozen_stages=40),
+    decode_head=dict(embed_dims=1536, post_process_channels=[192, 384, 768, 1536]),
+)

@@ -1,0 +1,13 @@
+# DINOv2 depth, lin. 1 (last layer + CLS), KITTI (Eigen split), frozen DINOv2 ViT-B/14: reproduces
+# DINOv2 (arXiv 2304.07193) Table 11, ViT-B/14 KITTI lin. 1. Protocol of DINOv2's hosted
+# config dinov2_vitb14_kitti_linear_config.py (see the _base_ files for where each value
+# was read). It keeps the published gradient loss, which contributes exactly 0 at 2 images per
+# GPU; lin1_vit-b14-dinov2_gradloss-fixed_8xb2-38k_kitti-352x704.py trains with a working one.
+_base_ = [
+    '../_base_/models/backbones/vit-b14_dinov2.py',
+    '../_base_/recipes/dinov2-lin_8xb2-38k_kitti-352x704.py',
+]
+model = dict(
+    backbone=dict(_base_.backbone, out_indices=(11,), final_norm=False, frozen_stages=12),
+    decode_head=dict(in_channels=768, num_inputs=1),
+)

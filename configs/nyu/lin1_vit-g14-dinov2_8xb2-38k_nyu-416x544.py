@@ -1,0 +1,13 @@
+# DINOv2 depth, lin. 1 (last layer + CLS), NYU-Depth v2, frozen DINOv2 ViT-g/14: reproduces
+# DINOv2 (arXiv 2304.07193) Table 11, ViT-g/14 NYUd lin. 1. Protocol of DINOv2's hosted
+# config dinov2_vitg14_nyu_linear_config.py (see the _base_ files for where each value
+# was read). It keeps the published gradient loss, which contributes exactly 0 at 2 images per
+# GPU; lin1_vit-g14-dinov2_gradloss-fixed_8xb2-38k_nyu-416x544.py trains with a working one.
+_base_ = [
+    '../_base_/models/backbones/vit-g14_dinov2.py',
+    '../_base_/recipes/dinov2-lin_8xb2-38k_nyu-416x544.py',
+]
+model = dict(
+    backbone=dict(_base_.backbone, out_indices=(39,), final_norm=False, frozen_stages=40),
+    decode_head=dict(in_channels=1536, num_inputs=1),
+)
