@@ -13,7 +13,11 @@ transform wraps); the named values of metric options (``iou_metrics``).
 from mmengine.registry import DATA_SAMPLERS, DATASETS, MODELS, TRANSFORMS
 
 from vitspec.config.key_matching import constructor_options, unknown_option
-from vitspec.config.nested_keys import SEGMENTOR_TEST_CFG, _runs_encoder_decoder_inference
+from vitspec.config.nested_keys import (
+    SEGMENTOR_TEST_CFG,
+    resolve_type,
+    runs_encoder_decoder_inference,
+)
 from vitspec.errors import closest_names, did_you_mean
 
 REGISTRY_KEYS = ('type', '_scope_')
@@ -70,7 +74,7 @@ def typed_dict_errors(where: str, spec, registry, scope) -> list:
     """The keys of ``spec`` (a dict with ``type``) that its class takes no option of."""
     if not isinstance(spec, dict) or 'type' not in spec:
         return []
-    cls = resolve(registry, spec, scope)
+    cls = resolve_type(registry, spec, scope)
     if cls is None:
         return []
     options, open_ended = constructor_options(cls)
@@ -97,8 +101,8 @@ def pipeline_errors(where: str, pipeline, scope) -> list:
 def head_test_cfg_errors(model: dict, scope) -> list:
     """A segmentor's inference settings written into a head's test_cfg, where EncoderDecoder
     does not read them (it reads model.test_cfg)."""
-    cls = resolve(MODELS, model, scope)
-    if cls is None or not _runs_encoder_decoder_inference(cls):
+    cls = resolve_type(MODELS, model, scope)
+    if cls is None or not runs_encoder_decoder_inference(cls):
         return []
     problems = []
     for name in MODEL_PARTS:
@@ -148,16 +152,3 @@ def metric_value_errors(where: str, metric) -> list:
                     f'{", ".join(map(repr, names))}{hint}'
                 )
     return problems
-
-
-def resolve(registry, spec: dict, scope):
-    type_ = spec.get('type')
-    if isinstance(type_, type):
-        return type_
-    if not isinstance(type_, str):
-        return None
-    with registry.switch_scope_and_registry(spec.get('_scope_', scope)) as switched:
-        try:
-            return switched.get(type_)
-        except KeyError:
-            return None

@@ -69,7 +69,7 @@ def nested_key_errors(cfg) -> list:
     return problems
 
 
-def _resolve(registry, spec: dict, scope, type_=None):
+def resolve_type(registry, spec: dict, scope, type_=None):
     """The class ``spec['type']`` (or ``type_``) names, in the spec's own ``_scope_`` or
     ``scope``; None when it names none."""
     type_ = spec.get('type') if type_ is None else type_
@@ -92,9 +92,9 @@ def _unknown(where: str, key: str, known, owner: str) -> str:
 
 
 def segmentor_test_cfg_errors(model: dict, scope) -> list:
-    cls = _resolve(MODELS, model, scope)
+    cls = resolve_type(MODELS, model, scope)
     test_cfg = model.get('test_cfg')
-    if cls is None or not isinstance(test_cfg, dict) or not _runs_encoder_decoder_inference(cls):
+    if cls is None or not isinstance(test_cfg, dict) or not runs_encoder_decoder_inference(cls):
         return []
     owner = f'{cls.__name__} (EncoderDecoder inference)'
     problems = [
@@ -122,12 +122,12 @@ def segmentor_test_cfg_errors(model: dict, scope) -> list:
     return problems
 
 
-def _runs_encoder_decoder_inference(cls) -> bool:
+def runs_encoder_decoder_inference(cls) -> bool:
     return issubclass(cls, (EncoderDecoder, DepthEstimator))  # EoMT: an EncoderDecoder too
 
 
 def detector_cfg_errors(model: dict, scope) -> list:
-    cls = _resolve(MODELS, model, scope)
+    cls = resolve_type(MODELS, model, scope)
     if cls is None or not issubclass(cls, TwoStageDetector):
         return []
     problems = []
@@ -154,7 +154,7 @@ def mask_head_train_cfg_errors(model: dict, scope) -> list:
         head = model.get(name)
         if not isinstance(head, dict):
             continue
-        cls = _resolve(MODELS, head, scope)
+        cls = resolve_type(MODELS, head, scope)
         train_cfg = head.get('train_cfg')
         if cls is None or not issubclass(cls, MaskFormerHead) or not isinstance(train_cfg, dict):
             continue
@@ -181,7 +181,7 @@ def evaluator_errors(name: str, evaluator, scope) -> list:
 def _metric_errors(where: str, metric, scope) -> list:
     if not isinstance(metric, dict):
         return []
-    cls = _resolve(METRICS, metric, scope)
+    cls = resolve_type(METRICS, metric, scope)
     if cls is None or not issubclass(cls, BaseMetric):
         return []
     options, open_ended = constructor_options(cls)
@@ -204,12 +204,12 @@ def loop_errors(name: str, loop, scope) -> list:
     if not isinstance(loop, dict):
         return []
     if 'type' in loop:
-        cls = _resolve(LOOPS, loop, scope)
+        cls = resolve_type(LOOPS, loop, scope)
     else:
         default = DEFAULT_LOOPS[name]
         if isinstance(default, tuple):
             default = default[0] if loop.get('by_epoch', True) else default[1]
-        cls = _resolve(LOOPS, {}, 'mmengine', default)
+        cls = resolve_type(LOOPS, {}, 'mmengine', default)
     if cls is None:
         return []
     options, open_ended = constructor_options(cls)
