@@ -41,3 +41,35 @@ def test_the_analysis_tools_refuse_weights_of_another_model(tmp_path):
     depth = save_demo_checkpoint(DEPTHER, tmp_path / 'depth.pth')
     with pytest.raises(SavedConfigMismatch):
         load_backbone(f'{SEGMENTER}={depth}')
+
+
+# Where a checkpoint's saved config may be read or compared: the one function and its parts.
+CONFIG_READERS = {'vitspec/checkpoints/trained.py', 'vitspec/config/saved.py'}
+
+
+def test_no_tool_or_module_reads_a_saved_config_another_way():
+    """A new loading tool that pairs a config with a checkpoint gets the check by calling
+    read_trained; one that read meta.cfg itself would skip it (as the analysis tools and the
+    inferencers did)."""
+    import ast
+
+    offenders = []
+    for path in sorted([*ROOT.glob('vitspec/**/*.py'), *ROOT.glob('tools/*.py')]):
+        relative = path.relative_to(ROOT).as_posix()
+        if relative in CONFIG_READERS:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            name = getattr(getattr(node, 'func', None), 'id', None) or getattr(
+                getattr(node, 'func', None), 'attr', None
+            )
+            if isinstance(node, ast.Call) and name in ('saved_config', 'check_saved_config'):
+                offenders.append(f'{relative}:{node.lineno}')
+    assert not offenders, f'read the checkpoint with read_trained instead: {offenders}'
+
+
+def test_mmsegs_inferencer_refuses_a_config_of_another_model(tmp_path):
+    from vitspec.inference.mm_inferencer import SegInferencer
+
+    checkpoint = save_demo_checkpoint(NO_ATTN_SKIP, tmp_path / 'no_skip.pth')
+    with pytest.raises(SavedConfigMismatch, match='skip'):
+        SegInferencer(model=str(PLAIN), weights=str(checkpoint), device='cpu')

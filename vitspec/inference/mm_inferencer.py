@@ -17,10 +17,10 @@ from mmdet.apis import DetInferencer
 from mmengine.config import Config
 from mmseg.apis import MMSegInferencer
 
+from vitspec.checkpoints.trained import read_trained
 from vitspec.config.load import load_config
-from vitspec.config.saved import saved_config
 from vitspec.errors import ConfigError
-from vitspec.fileio import safe_torch_load, using_safe_io
+from vitspec.fileio import using_safe_io
 
 IMAGE_LOADERS = {'CheckedLoadImageFromFile': 'LoadImageFromFile'}
 ANNOTATION_LOADERS = frozenset(
@@ -54,13 +54,12 @@ def inferencer_compatible(cfg: Config) -> Config:
 
 
 def _config_for(model, weights) -> Config:
-    """``model`` as a Config: a path, a Config, or None for the checkpoint's own config."""
-    if model is None:
-        if weights is None:
-            raise ConfigError('an inferencer needs a config, a checkpoint or both')
-        model = saved_config(safe_torch_load(weights))
-        if model is None:
-            raise ConfigError(f'{weights} holds no training config (meta.cfg): name one')
+    """``model`` as a Config: a path, a Config, or None for the checkpoint's own config; with
+    weights, through ``read_trained`` (a config of another model is refused)."""
+    if model is None and weights is None:
+        raise ConfigError('an inferencer needs a config, a checkpoint or both')
+    if weights is not None:
+        model = read_trained(weights, model, mmap=True).cfg
     elif not isinstance(model, Config):
         model = load_config(str(model))
     return inferencer_compatible(model)
