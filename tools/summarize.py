@@ -84,7 +84,7 @@ def main(argv=None):
     print(table, end='')
     if args.out:
         atomic_write_bytes(table.encode(), args.out)
-        print(f'wrote {args.out}')
+        print(f'wrote {args.out}', file=sys.stderr)  # stdout: the table alone
 
 
 if __name__ == '__main__':

@@ -80,13 +80,15 @@ class TargetsCheckHook(Hook):
         model = _unwrap(runner.model)
         for sample in data_batch.get('data_samples') or []:
             image = sample.metainfo.get('img_path', '<unnamed image>')
+            if isinstance(model, BaseDetector):  # its gt_sem_seg (panoptic stuff) is mmdet's
+                if 'gt_instances' in sample:
+                    _check_instance_labels(sample.gt_instances, model, image)
+                continue
             if 'gt_depth_map' in sample:
                 valid = _valid_depth(sample.gt_depth_map.data, model.decode_head)
             elif 'gt_sem_seg' in sample:
                 valid = _valid_labels(sample.gt_sem_seg.data, model, image)
             else:
-                if 'gt_instances' in sample and isinstance(model, BaseDetector):
-                    _check_instance_labels(sample.gt_instances, model, image)
                 continue
             self._valid += int(valid)
             self._images.append(image)
