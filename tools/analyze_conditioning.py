@@ -75,11 +75,8 @@ def main(argv=None):
     try:
         paths = image_paths(args.images)
         claim_outputs(args, inputs=[*paths, *model_files(args.models)])
-    except (FileNotFoundError, VitspecError) as exc:
-        raise SystemExit(f'analyze_conditioning: {exc}')
-    try:
         paths, images = load_images(paths, args.size)
-    except VitspecError as exc:
+    except (FileNotFoundError, VitspecError) as exc:
         raise SystemExit(f'analyze_conditioning: {exc}')
     curves, per_image = {}, {}
     for i, source in enumerate(args.models):

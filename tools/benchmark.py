@@ -46,6 +46,7 @@ from vitspec.benchmarking.models import COMPILED, MODELS, SIZES
 from vitspec.benchmarking.presets import PRESETS, TARGETS
 from vitspec.benchmarking.report import format_table
 from vitspec.benchmarking.targets import check_targets
+from vitspec.config.flag_needs import refuse_flags_without_their_needs
 from vitspec.errors import OutputPathError
 from vitspec.fileio import add_output, atomic_write_bytes, claim_outputs
 
@@ -113,7 +114,7 @@ def main(argv=None):
         parser, '--out', suffixes=('.json',), default='benchmark.json', help='results (JSON)'
     )
     args = parser.parse_args(argv)
-    refuse_flags_without_their_needs(parser, args)
+    refuse_flags_without_their_needs(parser, args, NEEDS)
     try:
         claim_outputs(args, inputs=args.config or ())
     except OutputPathError as exc:
@@ -164,17 +165,6 @@ def main(argv=None):
     if checks:
         print('targets:\n' + '\n'.join(checks) + '\n')
     _write(args.out, machine, results, targets=checks)
-
-
-def refuse_flags_without_their_needs(parser, args):
-    """parser.error for each flag of NEEDS given without the flag it acts with."""
-
-    def given(flag):
-        return getattr(args, flag.lstrip('-').replace('-', '_')) not in (None, False, [])
-
-    for flag, needed in NEEDS.items():
-        if given(flag) and not given(needed):
-            parser.error(f'{flag} acts only with {needed}; give {needed} CONFIG or drop {flag}')
 
 
 def _main_mmcv_ops(args):

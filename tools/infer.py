@@ -19,7 +19,8 @@ test pipelines or data preprocessors differ.
 import argparse
 import sys
 
-from vitspec.errors import VitspecError
+from vitspec.config.flag_needs import refuse_flags_without_their_needs
+from vitspec.errors import ConfigError, VitspecError
 from vitspec.fileio import FOLDER, add_output, claim_outputs
 from vitspec.inference import (
     checked_device,
@@ -30,6 +31,9 @@ from vitspec.inference import (
     predict_files_heads,
 )
 from vitspec.inference.large_images import DEFAULT_OVERLAP, check_slide_settings
+
+# flags that act only with another one (vitspec/config/flag_needs.py)
+NEEDS = {'--window': '--slide', '--overlap': '--slide', '--input-of': '--heads'}
 
 
 def parse_args(argv=None):
@@ -66,16 +70,18 @@ def parse_args(argv=None):
         '--input-of', type=int, default=None, metavar='K', help='--heads: head K prepares the input'
     )
     args = parser.parse_args(argv)
-    if not args.slide and (args.window is not None or args.overlap is not None):
-        parser.error('--window and --overlap set the sliding windows: add --slide')
+    refuse_flags_without_their_needs(parser, args, NEEDS)
     if args.overlap is None:
         args.overlap = DEFAULT_OVERLAP
+    try:  # before any model loads, with or without --heads
+        window = tuple(args.window) if args.window else None
+        check_slide_settings(window, args.overlap, args.batch)
+    except ConfigError as exc:
+        parser.error(str(exc))
     if args.heads:
         args.configs, args.checkpoints = head_paths(args.heads, parser)
         args.inputs = args.paths
         return args
-    if args.input_of is not None:
-        parser.error('--input-of goes with --heads')
     config, rest = split_paths(args.paths)
     if len(rest) < 2:
         parser.error('give a CHECKPOINT and at least one input')
@@ -145,7 +151,6 @@ def main(argv=None):
             print(f'outputs in {args.out}/<head>/')
             return 0 if summary.written else 1
         paths = find_images(args.inputs)
-        check_slide_settings(batch_size=args.batch, **(slide or {}))
         # refused before the model loads; created only once it has loaded
         claim_outputs(args, inputs=[*paths, args.checkpoint], create=False)
         loaded = load_model(args.checkpoint, args.config, device, not args.no_config_check)

@@ -58,9 +58,6 @@ def main(argv=None):
     torch.use_deterministic_algorithms(True, warn_only=True)
     try:
         claim_outputs(args, inputs=[*args.images, *model_files(args.models)])
-    except VitspecError as exc:
-        raise SystemExit(f'visualize_features: {exc}')
-    try:
         _, images = load_images(args.images, args.size)
     except VitspecError as exc:
         raise SystemExit(f'visualize_features: {exc}')

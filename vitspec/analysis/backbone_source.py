@@ -30,12 +30,6 @@ from vitspec.models.backbones.spec_vit import SpecViT
 TECHNIQUES = osp.join('_base_', 'models', 'techniques')  # below config_dir()
 
 
-def config_backbone(config_path: str) -> dict:
-    """The backbone dict of a config (model.backbone), as a plain dict."""
-    cfg = Config.fromfile(config_path)
-    return copy.deepcopy(cfg.model.backbone.to_dict())
-
-
 def technique_keys(config_path: str = None) -> set:
     """SpecViT arguments set by the technique fragment(s) a config inherits
     (``_base_/models/techniques/<name>.py``); with none, or no config, those of every fragment."""
@@ -72,12 +66,13 @@ def load_backbone(source: str, seed: int = 0, **overrides):
     config, _, weights = source.partition('=')
     checkpoint = None
     if config.endswith('.py'):
-        cfg = config_backbone(config)
+        full = Config.fromfile(config)
+        cfg = copy.deepcopy(full.model.backbone.to_dict())
         init = cfg.pop('init_cfg', None) or {}
         if not weights and init.get('type') == 'Pretrained' and osp.isfile(init['checkpoint']):
             weights = init['checkpoint']
         if weights:
-            checkpoint = read_trained(weights, Config.fromfile(config)).checkpoint
+            checkpoint = read_trained(weights, full).checkpoint
         label = osp.splitext(osp.basename(config))[0]
     else:
         checkpoint = safe_torch_load(config)

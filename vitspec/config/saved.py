@@ -75,10 +75,10 @@ def check_saved_config(checkpoint: dict, cfg: Config, filename: str) -> None:
         )
         return
     model = differences(saved.get('model'), cfg.get('model'), 'model')
-    refused = [d for d in model if changes_model(d[0])]
     data = differences(
         _dataset(saved.get('test_dataloader')), _dataset(cfg.get('test_dataloader')), 'dataset'
     )
+    refused = [d for d in model if changes_model(d[0])]
     noted = [d for d in model if d[0].startswith(TEST_TIME)]
     noted += [d for d in data if not DATA_LOCATION & set(d[0].split('.'))]
     if noted:

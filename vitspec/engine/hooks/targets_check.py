@@ -62,9 +62,10 @@ class TargetsCheckHook(Hook):
         classes = getattr(dataset, 'metainfo', {}).get('classes')
         if classes is None:
             return
-        heads = [(name, type(head).__name__, head.num_classes) for name, head in _seg_heads(model)]
         if isinstance(model, BaseDetector):
             heads = [('the detector', type(model).__name__, detector_classes(model))]
+        else:
+            heads = [(n, type(h).__name__, h.num_classes) for n, h in _seg_heads(model)]
         for name, kind, num_classes in heads:
             if num_classes < len(classes):
                 raise ConfigError(
