@@ -23,8 +23,13 @@ ALLOWED = {
     'errors': set(),
     'version': set(),
     'depth_crops': set(),
-    # installed as mmcv._ext too (tools/install.sh), where mmseg and mmdet import it: no vitspec
-    'mmcv_ext': set(),
+    # mmcv's ops, one package whose modules sit on three floors (MMCV_OPS_FLOORS): the kernels,
+    # copied into mmcv's wheel as mmcv._ext (tools/install.sh) where mmseg and mmdet import them,
+    # import no vitspec; which kernels are installed, the switch between kernel sets, the
+    # autocast wrappers and the run-time check hook import only errors and sit below engine,
+    # which uses them; the benchmark is on benchmarking's floor, the parity check on diagnostics'
+    'mmcv_ops.kernels': set(),
+    'mmcv_ops': {'errors', 'mmcv_ops.kernels'},
     'fileio': {'errors'},
     'layers': {'errors'},
     'checkpoints': {'errors', 'fileio', 'layers', 'config'},
@@ -33,30 +38,36 @@ ALLOWED = {
     'evaluation': {'errors', 'fileio', 'depth_crops'},
     # config handling: where the configs are, the config tree, --cfg-options, key typos, digests
     'config': {'errors'},
-    'engine': {'errors', 'fileio', 'layers', 'checkpoints', 'models', 'datasets', 'config'},
+    'engine': {*MODEL_SIDE, 'datasets', 'mmcv_ops'},
     # runs: a Runner from a config and its work dir; then the top parts, what tools/ is made of
     'runs': {*MODEL_SIDE, 'datasets', 'evaluation', 'depth_crops', 'engine'},
     'conversion': MODEL_SIDE,  # released files into checkpoints of our models
     'analysis': MODEL_SIDE,  # inside a backbone: source, size, features, conditioning
     'ledger': {'errors', 'fileio', 'config', 'evaluation', 'depth_crops', 'engine', 'runs'},
-    'diagnostics': {'errors', 'fileio', 'engine', 'demo'},  # the machine: GPU check, mmcv ops
+    'diagnostics': {'errors', 'fileio', 'engine', 'demo', 'mmcv_ops'},  # the machine: GPU check
     # a trained model on a user's images: inputs, loading, prediction, sliding windows, writers
     'inference': {*MODEL_SIDE, 'datasets', 'evaluation', 'depth_crops', 'engine', 'runs'},
     # a trained model as an ONNX file, checked with onnxruntime; loads models as inference does
     'export': {*MODEL_SIDE, 'inference'},
 }
 TOP = {'ledger', 'conversion', 'analysis', 'diagnostics', 'export'}  # nothing imports these
+# Modules of vitspec.mmcv_ops that count as another part of the order (and their submodules)
+MMCV_OPS_FLOORS = {
+    'vitspec.mmcv_ops.kernels': 'mmcv_ops.kernels',
+    'vitspec.mmcv_ops.benchmark': 'benchmarking',
+    'vitspec.mmcv_ops.device_parity': 'diagnostics',
+}
 
 # Within vitspec.engine, what each of its parts may import: the runner at the top, the hooks and
-# the optimizer wrappers below it, checkpoint handling and mmcv's ops at the bottom. The package's
-# __init__ imports them all, and none of them imports it.
+# the optimizer wrappers below it, checkpoint handling at the bottom (mmcv's ops, which hooks and
+# optim use, are vitspec.mmcv_ops). The package's __init__ imports them all, and none of them
+# imports it.
 ENGINE_ALLOWED = {
     'checkpointing': set(),
-    'mmcv_ops': set(),
     'cpu_distributed': set(),
-    'optim': {'mmcv_ops'},
-    'hooks': {'checkpointing', 'mmcv_ops'},
-    'runner': {'checkpointing', 'hooks'},
+    'optim': set(),
+    'hooks': {'checkpointing'},
+    'checked_runner': {'checkpointing', 'hooks'},
 }
 
 
@@ -120,7 +131,11 @@ def all_imports() -> List[Import]:
 
 
 def part(module: str) -> str:
-    """The part of the package a module belongs to: its first name below vitspec."""
+    """The part of the package a module belongs to: its first name below vitspec, or its floor
+    in MMCV_OPS_FLOORS."""
+    for prefix, floor in MMCV_OPS_FLOORS.items():
+        if module == prefix or module.startswith(prefix + '.'):
+            return floor
     return module.split('.')[1] if module.count('.') else 'vitspec'
 
 

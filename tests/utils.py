@@ -152,3 +152,19 @@ def ones_loader(length: int) -> dict:
         collate_fn=dict(type='default_collate'),
         sampler=dict(type='InfiniteSampler', shuffle=False),
     )
+
+
+def output_checks(monkeypatch, *modules) -> list:
+    """The paths the output policy's ``check_output`` is called with from now on, in
+    vitspec.fileio.outputs and in ``modules`` (those that imported it by name)."""
+    from vitspec.fileio import outputs
+
+    checked, check = [], outputs.check_output
+
+    def counted(value, *args, **kwargs):
+        checked.append(value)
+        return check(value, *args, **kwargs)
+
+    for module in (outputs, *modules):
+        monkeypatch.setattr(module, 'check_output', counted)
+    return checked

@@ -41,7 +41,6 @@ from vitspec.benchmarking.config_runs import config_names, refuse_config_baselin
 from vitspec.benchmarking.config_source import check_config_exists
 from vitspec.benchmarking.machine import DTYPES, describe_device
 from vitspec.benchmarking.measure import refuse_baseline, run_setting
-from vitspec.benchmarking.mmcv_ops import MMCV, VITSPEC, format_ops_table, run_mmcv_ops
 from vitspec.benchmarking.models import COMPILED, MODELS, SIZES
 from vitspec.benchmarking.presets import PRESETS, TARGETS
 from vitspec.benchmarking.report import format_table
@@ -49,6 +48,8 @@ from vitspec.benchmarking.targets import check_targets
 from vitspec.config.flag_needs import refuse_flags_without_their_needs
 from vitspec.errors import OutputPathError
 from vitspec.fileio import add_output, atomic_write_bytes, claim_outputs
+from vitspec.mmcv_ops.benchmark import format_ops_table, run_mmcv_ops
+from vitspec.mmcv_ops.kernel_sets import MMCV, VITSPEC
 
 DESCRIPTION = __doc__.split('\n')[0]
 # Flags that act only together with another one: given without it they are refused, not ignored.

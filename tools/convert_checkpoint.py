@@ -68,17 +68,17 @@ import argparse
 import pprint
 import sys
 
-from vitspec.checkpoints.formats import FORMATS
+from vitspec.checkpoints.layouts.backbone_formats import FORMATS
 from vitspec.conversion.checkpoint import convert_file
 from vitspec.conversion.eomt import convert_eomt_file
-from vitspec.conversion.head import convert_head_file
+from vitspec.conversion.head_with_backbone import convert_head_file
 from vitspec.conversion.plain_detr import convert_detr_head_file
 from vitspec.errors import CheckpointError, OutputPathError
 from vitspec.fileio import add_output, claim_outputs
 
 EOMT = 'eomt'  # a whole released EoMT network (vitspec.models.eomt.checkpoint_format)
 CHECKPOINT_SUFFIXES = ('.pth', '.pt')
-DETR = 'dinov3-detr'  # DINOv3's COCO detector head (vitspec.models.plain_detr.checkpoint_format)
+DETR = 'dinov3-detr'  # DINOv3's COCO detector head (vitspec.checkpoints.layouts.dinov3_detr)
 
 
 def main(argv=None):
@@ -130,83 +130,80 @@ def main(argv=None):
         claim_outputs(args, inputs=inputs)
     except OutputPathError as exc:
         parser.error(str(exc))
+    if args.format == DETR and not args.head_config:
+        parser.error('--format dinov3-detr needs --head-config (a PlainDETR config)')
+    if args.backbone and not args.head_config and args.format != EOMT:
+        parser.error('--backbone goes with --head-config')
+    try:
+        report = convert(args)
+    except (CheckpointError, FileNotFoundError, ValueError) as exc:
+        print(f'error: {exc}', file=sys.stderr)
+        return 1
+    print(report)
+    return 0
+
+
+def convert(args) -> str:
+    """Write ``args.dst`` from ``args.src`` as ``--format`` and ``--head-config`` say; what to
+    print."""
     if args.format == DETR:
-        if not args.head_config:
-            parser.error('--format dinov3-detr needs --head-config (a PlainDETR config)')
         return convert_detr_head(args)
     if args.head_config:
         return convert_head(args)
     if args.format == EOMT:
         return convert_eomt(args)
-    if args.backbone:
-        parser.error('--backbone goes with --head-config')
-    try:
-        backbone_cfg = convert_file(
-            args.src,
-            args.dst,
-            args.format,
-            args.num_heads,
-            trust_pickle=args.trust_pickle,
-            use_ema=args.use_ema,
-            branch=args.branch,
-        )
-    except (CheckpointError, FileNotFoundError, ValueError) as exc:
-        print(f'error: {exc}', file=sys.stderr)
-        return 1
-    print(f'wrote {args.dst}; backbone:')
-    print(pprint.pformat(dict(type='SpecViT', **backbone_cfg), sort_dicts=False))
-    return 0
+    return convert_backbone(args)
 
 
-def convert_eomt(args) -> int:
+def convert_backbone(args) -> str:
+    backbone_cfg = convert_file(
+        args.src,
+        args.dst,
+        args.format,
+        args.num_heads,
+        trust_pickle=args.trust_pickle,
+        use_ema=args.use_ema,
+        branch=args.branch,
+    )
+    spec_vit = pprint.pformat(dict(type='SpecViT', **backbone_cfg), sort_dicts=False)
+    return f'wrote {args.dst}; backbone:\n{spec_vit}'
+
+
+def convert_eomt(args) -> str:
     if args.backbone or args.use_ema or args.branch != 'teacher':
-        print('error: --format eomt takes none of --backbone, --use-ema, --branch', file=sys.stderr)
-        return 1
-    try:
-        meta = convert_eomt_file(args.src, args.dst, args.num_heads, args.trust_pickle)
-    except (CheckpointError, FileNotFoundError, ValueError) as exc:
-        print(f'error: {exc}', file=sys.stderr)
-        return 1
-    print(f'wrote {args.dst}; network under network.*: EoMT {meta["eomt_cfg"]}, backbone:')
-    print(pprint.pformat(dict(type='SpecViT', **meta['backbone_cfg']), sort_dicts=False))
-    return 0
+        raise ValueError('--format eomt takes none of --backbone, --use-ema, --branch')
+    meta = convert_eomt_file(args.src, args.dst, args.num_heads, args.trust_pickle)
+    spec_vit = pprint.pformat(dict(type='SpecViT', **meta['backbone_cfg']), sort_dicts=False)
+    return (
+        f'wrote {args.dst}; network under network.*: EoMT {meta["eomt_cfg"]}, backbone:\n{spec_vit}'
+    )
 
 
-def convert_detr_head(args) -> int:
-    try:
-        meta = convert_detr_head_file(
-            args.head_config, args.src, args.dst, args.backbone, args.trust_pickle
-        )
-    except (CheckpointError, FileNotFoundError, ValueError) as exc:
-        print(f'error: {exc}', file=sys.stderr)
-        return 1
-    print(
+def convert_detr_head(args) -> str:
+    meta = convert_detr_head_file(
+        args.head_config, args.src, args.dst, args.backbone, args.trust_pickle
+    )
+    return (
         f'wrote {args.dst}: PlainDETR from {args.src}, backbone from '
         f'{meta["backbone_checkpoint"]}; test it:\n'
         f'tools/dist_test.sh {args.head_config} {args.dst} <num_gpus>'
     )
-    return 0
 
 
-def convert_head(args) -> int:
-    try:
-        meta = convert_head_file(
-            args.head_config,
-            args.src,
-            args.dst,
-            args.format,
-            backbone=args.backbone,
-            trust_pickle=args.trust_pickle,
-        )
-    except (CheckpointError, FileNotFoundError, ValueError) as exc:
-        print(f'error: {exc}', file=sys.stderr)
-        return 1
-    print(
+def convert_head(args) -> str:
+    meta = convert_head_file(
+        args.head_config,
+        args.src,
+        args.dst,
+        args.format,
+        backbone=args.backbone,
+        trust_pickle=args.trust_pickle,
+    )
+    return (
         f'wrote {args.dst}: {meta["head_type"]} from {args.src}, backbone from '
         f'{meta["backbone_checkpoint"]}; test it:\n'
         f'tools/dist_test.sh {args.head_config} {args.dst} <num_gpus>'
     )
-    return 0
 
 
 if __name__ == '__main__':

@@ -32,7 +32,7 @@ from vitspec.diagnostics.gpu_check import (
     process_counts,
     read_run,
 )
-from vitspec.engine.mmcv_ops.kernels import describe_ops
+from vitspec.mmcv_ops.installed import describe_ops
 
 ROOT = Path(__file__).resolve().parents[1]  # this checkout: it runs tools/train.py there
 CONFIGS = {

@@ -22,14 +22,7 @@ import sys
 from vitspec.config.flag_needs import refuse_flags_without_their_needs
 from vitspec.errors import ConfigError, VitspecError
 from vitspec.fileio import FOLDER, add_output, claim_outputs
-from vitspec.inference import (
-    checked_device,
-    find_images,
-    load_heads,
-    load_model,
-    predict_files,
-    predict_files_heads,
-)
+from vitspec.inference import MultiHeadModel, checked_device, predict
 from vitspec.inference.large_images import DEFAULT_OVERLAP, check_slide_settings
 
 # flags that act only with another one (vitspec/config/flag_needs.py)
@@ -123,20 +116,13 @@ def head_paths(paths, parser):
     return configs, checkpoints
 
 
-def main_heads(args, device, slide):
-    paths = find_images(args.inputs)
-    claim_outputs(args, inputs=[*paths, *args.checkpoints], create=False)
-    multi = load_heads(
-        args.checkpoints, args.configs, device, args.input_of, not args.no_config_check
-    )
-    described = ', '.join(f'{n} ({h.task})' for n, h in zip(multi.names, multi.heads))
-    print(
-        f'{len(multi.heads)} heads on one backbone on {device}: {described}; {len(paths)} image(s)'
-    )
-    return predict_files_heads(
-        multi, paths, args.out, batch_size=args.batch, amp=args.amp, npy=args.npy,
-        overwrite=args.overwrite, slide=slide,
-    )  # fmt: skip
+def described(model, device, paths) -> str:
+    """What runs: the model (or the heads), the device, how many images."""
+    if isinstance(model, MultiHeadModel):
+        count, heads = len(model.heads), zip(model.names, model.heads)
+        listed = ', '.join(f'{name} ({head.task})' for name, head in heads)
+        return f'{count} heads on one backbone on {device}: {listed}; {len(paths)} image(s)'
+    return f'{model.task} model of {model.checkpoint} on {device}: {len(paths)} image(s)'
 
 
 def main(argv=None):
@@ -145,30 +131,26 @@ def main(argv=None):
     slide = slide if args.slide else None
     try:
         device = checked_device(args.device)
-        if args.heads:
-            summary = main_heads(args, device, slide)
-            print('\n'.join(summary.lines()))
-            print(f'outputs in {args.out}/<head>/')
-            return 0 if summary.written else 1
-        paths = find_images(args.inputs)
-        # refused before the model loads; created only once it has loaded
-        claim_outputs(args, inputs=[*paths, args.checkpoint], create=False)
-        loaded = load_model(args.checkpoint, args.config, device, not args.no_config_check)
-        print(f'{loaded.task} model of {loaded.checkpoint} on {device}: {len(paths)} image(s)')
-        summary = predict_files(
-            loaded,
-            paths,
+        summary = predict(
+            args.checkpoints if args.heads else args.checkpoint,
+            args.inputs,
             args.out,
+            args.configs if args.heads else args.config,
+            device,
+            check_config=not args.no_config_check,
+            input_from=args.input_of,
+            # refused before the model loads; created only once it has loaded
+            claim=lambda inputs: claim_outputs(args, inputs, create=False)['out'],
+            on_loaded=lambda model, paths: print(described(model, device, paths)),
             batch_size=args.batch,
             amp=args.amp,
             npy=args.npy,
-            overwrite=args.overwrite,
             slide=slide,
         )
     except (VitspecError, NotImplementedError, FileNotFoundError) as exc:
         sys.exit(f'infer: {exc}')
     print('\n'.join(summary.lines()))
-    print(f'outputs in {args.out}')
+    print(f'outputs in {args.out}/<head>/' if args.heads else f'outputs in {args.out}')
     return 0 if summary.written else 1
 
 

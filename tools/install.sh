@@ -2,7 +2,7 @@
 # Idempotent set-up of the vitspec virtual environment: torch, torchvision and mmcv, then vitspec
 # itself in editable mode with the extras test and tensorboard. No compiler is needed: mmcv is
 # built from its source without its C++/CUDA ops (seconds, pure Python) and its ops run on
-# vitspec's PyTorch / torchvision kernels (vitspec/mmcv_ext, installed as mmcv._ext).
+# vitspec's PyTorch / torchvision kernels (vitspec/mmcv_ops/kernels, installed as mmcv._ext).
 #   tools/install.sh                  from the package registry (what CI and tools/demo.sh run)
 #   tools/install.sh --mmcv-ops       mmcv with its compiled ops instead (about 30 minutes on 2
 #       cores, an hour or more with CUDA; needs a C++ compiler, and nvcc for CUDA ops); combines
@@ -29,13 +29,15 @@
 #                  8.0;9.0;10.0+PTX without one); CUDA_HOME  the CUDA toolkit to build with
 # The mmcv 2.1.0 wheel is built once per machine and cached in
 # ${XDG_CACHE_HOME:-$HOME/.cache}/vitspec/wheels: without compiled ops keyed by the content of
-# vitspec/mmcv_ext; with them by mmcv, torch and Python version, and for CUDA ops also by CUDA
-# version and architectures (tools/mmcv_wheel.py decides which).
+# vitspec/mmcv_ops/kernels; with them by mmcv, torch and Python version, and for CUDA ops also by
+# CUDA version and architectures (tools/mmcv_wheel.py decides which).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${VITSPEC_VENV:-$ROOT/.venv}"
 PYTHON="${VITSPEC_PYTHON:-python3}"
+# the kernels copied into the wheel without compiled ops as mmcv._ext (they import no vitspec)
+MMCV_KERNELS="$ROOT/vitspec/mmcv_ops/kernels"
 TORCH_VERSION=2.14.1
 TORCHVISION_VERSION=0.29.1
 MMCV_VERSION=2.1.0
@@ -226,7 +228,7 @@ PY
 # a venv set up with CPU ops (a login node) is not up to date where CUDA ops are expected.
 plan_wheel() {
     local plan variant=()
-    [ "$COMPILED_OPS" = 1 ] || variant=(--kernels "$ROOT/vitspec/mmcv_ext")
+    [ "$COMPILED_OPS" = 1 ] || variant=(--kernels "$MMCV_KERNELS")
     plan="$("$VENV/bin/python" "$ROOT/tools/mmcv_wheel.py" plan --cache "$CACHE" \
         --mmcv "$MMCV_VERSION" --torch "$TORCH_VERSION" "${variant[@]}")" || return 1
     eval "$plan"
@@ -311,7 +313,7 @@ if [ -z "$wheel" ]; then
         sed -i "s/name='mmcv' if os.getenv('MMCV_WITH_OPS', '1') == '1' else 'mmcv-lite'/name='mmcv'/" \
             "$src/setup.py"
         grep -q "^    name='mmcv',$" "$src/setup.py" || die "mmcv setup.py no longer has the name to patch"
-        cp -r "$ROOT/vitspec/mmcv_ext" "$src/mmcv/_ext"
+        cp -r "$MMCV_KERNELS" "$src/mmcv/_ext"
         rm -rf "$src/mmcv/_ext/__pycache__"
         build_env=(MMCV_WITH_OPS=0)
         say "building mmcv $MMCV_VERSION without compiled ops, its ops on PyTorch / torchvision" \

@@ -95,7 +95,7 @@ def cache_key(mmcv_version, torch_version, pytag, cuda_version=None, archs=None)
 
 def kernels_key(mmcv_version, kernels_dir: Path) -> str:
     """The cache folder's name of mmcv without compiled ops: pure Python, the same for every
-    torch and Python; a change to the kernels (vitspec/mmcv_ext) builds a new wheel."""
+    torch and Python; a change to the kernels (vitspec/mmcv_ops/kernels) builds a new wheel."""
     digest = hashlib.sha256()
     for path in sorted(Path(kernels_dir).rglob('*.py')):
         digest.update(path.relative_to(kernels_dir).as_posix().encode() + b'\0')
@@ -246,8 +246,8 @@ def visible_capabilities() -> list:
 
 
 def plan(cache: Path, mmcv_version: str, torch_version: str, env, kernels_dir=None) -> dict:
-    """The wheel to install: without compiled ops when `kernels_dir` (vitspec/mmcv_ext) is given,
-    else with compiled ops for this machine."""
+    """The wheel to install: without compiled ops when `kernels_dir` (vitspec/mmcv_ops/kernels) is
+    given, else with compiled ops for this machine."""
     if kernels_dir is not None:
         return dict(
             MMCV_VARIANT='torchvision',
@@ -285,7 +285,9 @@ def main(argv=None):
     p.add_argument('--cache', type=Path, required=True)
     p.add_argument('--mmcv', required=True)
     p.add_argument('--torch', required=True)
-    p.add_argument('--kernels', type=Path, help='vitspec/mmcv_ext: mmcv without compiled ops')
+    p.add_argument(
+        '--kernels', type=Path, help='vitspec/mmcv_ops/kernels: mmcv without compiled ops'
+    )
     sub.add_parser('cuda-home')
     p = sub.add_parser('link-dir')
     p.add_argument('cuda_home', type=Path)

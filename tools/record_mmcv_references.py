@@ -1,9 +1,9 @@
 """Record what mmcv's compiled CPU ops give on fixed inputs, for the parity tests of vitspec's
-PyTorch / torchvision kernels (vitspec/mmcv_ext) on machines without the compiled ops.
+PyTorch / torchvision kernels (vitspec/mmcv_ops/kernels) on machines without the compiled ops.
 
 Run once in an environment installed with `tools/install.sh --mmcv-ops`:
 
-    python tools/record_mmcv_references.py tests/mmcv_ext/compiled_ops_reference.pt
+    python tools/record_mmcv_references.py tests/mmcv_ops/kernels/compiled_ops_reference.pt
 
 Each case holds its inputs, arguments and the compiled op's outputs (and gradients for a fixed
 output gradient), as tensors, numbers and strings only: the tests read it with

@@ -159,7 +159,7 @@ def released_heads_section(ledger: dict) -> list:
         "above), download the head, convert it into a checkpoint of the row's config (the "
         'backbone is read from the checkpoint the config names) and test it: the test should '
         'print the published number. The conversion is checked against a reference written from '
-        "the releasing repository's head code (tests/checkpoints/test_head_formats.py).",
+        "the releasing repository's head code (tests/checkpoints/layouts/test_head_formats.py).",
         '',
         '| row | expected | released head | convert | test |',
         '|---|---|---|---|---|',

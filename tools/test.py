@@ -6,7 +6,6 @@ tools/dist_test.sh CONFIG CHECKPOINT NUM_GPUS [args]
 """
 
 import argparse
-import copy
 import json
 import os
 
@@ -17,8 +16,8 @@ from vitspec.runs.compile import compile_test_step, enable_compile
 from vitspec.runs.evaluation import (
     enable_show_dir,
     enable_tta,
-    load_strict,
     scalar_metrics,
+    set_test_checkpoint,
     tta_requested,
 )
 from vitspec.runs.runner import (
@@ -64,18 +63,18 @@ def parse_args(argv=None):
 def main(argv=None):
     args = parse_args(argv)
     cfg = config_from_args(args)
-    as_given = copy.deepcopy(cfg)  # before --tta wraps the model
+    # the checkpoint's training config against this one (before --tta wraps the model), first:
+    # mapped, not read, its weights are read once, when the Runner loads them
+    read_trained(args.checkpoint, cfg, not args.no_config_check, mmap=True)
+    set_test_checkpoint(cfg, args.checkpoint)  # load_from: CheckedRunner loads it strictly
     if tta_requested(args, cfg):
         enable_tta(cfg)
     if args.show_dir:
         enable_show_dir(cfg, args.show_dir)
     if args.compile:
         enable_compile(cfg)
-    # the checkpoint's training config against this one, before any weight loads
-    read_trained(args.checkpoint, as_given, not args.no_config_check, mmap=True)
     with relative_paths_explained(args.config, cfg):
         runner = build_runner(cfg)
-        load_strict(runner, args.checkpoint)
         compile_test_step(runner)
         with empty_datasets_explained(cfg):
             metrics = runner.test()

@@ -2,8 +2,9 @@
 
 Plain Python, imported by every other module and importing none. Every error class of vitspec
 is defined here and derives from VitspecError; each keeps the Python base its callers catch it
-as (``except ValueError`` still catches a ConfigError). vitspec/mmcv_ext is the one exception:
-it is installed as mmcv._ext too, where vitspec is not importable, and keeps its own error.
+as (``except ValueError`` still catches a ConfigError). vitspec/mmcv_ops/kernels is the one
+exception: it is installed as mmcv._ext too, where vitspec is not importable, and keeps its own
+error.
 """
 
 import difflib

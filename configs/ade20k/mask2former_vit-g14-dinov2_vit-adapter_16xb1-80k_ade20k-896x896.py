@@ -7,7 +7,8 @@
 # 64, with_cp) applied to 40 blocks in groups of 10; all marked
 # 'not found' for DINOv2 in configs/ade20k/reproductions.yaml. DINOv2's released trained model
 # (dinov2_vitg14_ade20k_m2f.pth: ViT-g, adapter and head) converts into this config with
-# tools/convert_checkpoint.py --format dinov2 --head-config (vitspec/checkpoints/dinov2_m2f.py).
+# tools/convert_checkpoint.py --format dinov2 --head-config
+# (vitspec/checkpoints/layouts/dinov2_m2f.py).
 # GPU memory (computed, not measured): the frozen ViT-g in fp32 4.5 GB; adapter + head trainable.
 _base_ = [
     '../_base_/models/backbones/vit-g14_dinov2.py',

@@ -5,10 +5,18 @@
 # Test: the published protocol always tests multi-scale + flip, so test_with_tta = True makes
 # tools/test.py use tta_pipeline and tta_model (mmseg's softmax average) without --tta;
 # validation during training stays single-scale.
-_base_ = './linear_vit-g14-dinov2_bnhead_8xb2-40k_cityscapes-512x1024.py'
-depth, dims = _base_.depth, _base_.dims
+_base_ = [
+    '../_base_/models/backbones/vit-g14_dinov2.py',
+    '../_base_/recipes/dinov2-linear_8xb2-40k_cityscapes-512x1024.py',
+]
+depth, dims = _base_.backbone['num_layers'], _base_.backbone['embed_dims']
 model = dict(
-    backbone=dict(out_indices=list(range(depth - 4, depth))),
+    backbone=dict(
+        _base_.backbone,
+        out_indices=list(range(depth - 4, depth)),
+        final_norm=True,
+        frozen_stages=depth,
+    ),
     decode_head=dict(in_channels=[dims] * 4),
 )
 test_with_tta = True

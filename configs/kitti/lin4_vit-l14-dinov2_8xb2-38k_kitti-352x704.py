@@ -3,5 +3,11 @@
 # config dinov2_vitl14_kitti_linear4_config.py (see the _base_ files for where each value
 # was read). It keeps the published gradient loss, which contributes exactly 0 at 2 images per
 # GPU; lin4_vit-l14-dinov2_gradloss-fixed_8xb2-38k_kitti-352x704.py trains with a working one.
-_base_ = './lin1_vit-l14-dinov2_8xb2-38k_kitti-352x704.py'
-model = dict(backbone=dict(out_indices=(4, 11, 17, 23)), decode_head=dict(num_inputs=4))
+_base_ = [
+    '../_base_/models/backbones/vit-l14_dinov2.py',
+    '../_base_/recipes/dinov2-lin_8xb2-38k_kitti-352x704.py',
+]
+model = dict(
+    backbone=dict(_base_.backbone, out_indices=(4, 11, 17, 23), final_norm=False, frozen_stages=24),
+    decode_head=dict(in_channels=1024, num_inputs=4),
+)

@@ -11,13 +11,13 @@ import torch
 from tests.utils import ROOT
 from vitspec.checkpoints.architecture import infer_backbone_cfg
 from vitspec.checkpoints.convert import convert_checkpoint
-from vitspec.checkpoints.formats import FORMATS
 from vitspec.checkpoints.head_counts import (
     FAMILY_HEADS,
     FORMAT_FAMILIES,
     heads_for_families,
     heads_from_table,
 )
+from vitspec.checkpoints.layouts.backbone_formats import FORMATS
 from vitspec.checkpoints.load import load_state_dict_strict
 from vitspec.errors import CheckpointError
 from vitspec.models import SpecViT

@@ -7,6 +7,7 @@ from mmengine.config import Config
 
 import vitspec  # noqa: F401  registers
 from tests.utils import ROOT
+from vitspec.config.component_keys import component_errors
 from vitspec.config.typos import check_config_keys
 from vitspec.errors import ConfigKeyError
 
@@ -68,4 +69,6 @@ def test_a_typo_below_the_model_or_a_dataloader_names_the_key_meant(path, key, v
 
 @pytest.mark.parametrize('path', [SEG, EOMT, M2F, DET])
 def test_the_demo_configs_pass(path):
-    check_config_keys(Config.fromfile(path))
+    cfg = Config.fromfile(path)
+    assert component_errors(cfg, cfg.get('default_scope')) == []
+    check_config_keys(cfg)  # nor does any other check of the config's keys object

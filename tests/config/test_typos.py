@@ -11,7 +11,7 @@ from mmengine.model import BaseModel
 
 import vitspec.engine  # noqa: F401  registers the hooks
 from tests.utils import ROOT
-from vitspec.config.typos import check_config_keys
+from vitspec.config.typos import check_config_keys, top_level_typos
 from vitspec.engine import CheckedRunner
 from vitspec.errors import ConfigKeyError
 
@@ -44,8 +44,12 @@ def test_misspelt_top_level_key_names_the_field_and_the_opt_out():
 
 
 def test_variables_of_the_config_and_listed_keys_pass():
+    assert top_level_typos(config()) == []
+    assert top_level_typos(config(laod_from='x'))  # a typo unless listed
+    listed = config(laod_from='x', intended_keys=['laod_from'])
+    assert top_level_typos(listed) == []
     check_config_keys(config())
-    check_config_keys(config(laod_from='x', intended_keys=['laod_from']))
+    check_config_keys(listed)
 
 
 def test_hook_option_typos_and_unknown_checkpoint_options_stop():

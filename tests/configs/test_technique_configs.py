@@ -11,7 +11,7 @@ from mmengine.config import Config
 from tests.utils import ROOT
 from vitspec.layers.specialized import is_cls_key
 from vitspec.models import SpecViT
-from vitspec.models.backbones.spec_vit import SPECIALIZE
+from vitspec.models.backbones.options import SPECIALIZE
 from vitspec.runs.technique_comparison import check_comparable, frozen
 
 TECHNIQUE = re.compile(r'-(spec-lora|spec|tg-dct|tg-svd|ls|lws)_')

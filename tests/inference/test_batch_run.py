@@ -60,6 +60,37 @@ def test_predict_in_one_call(depth_checkpoint, nyu_images, tmp_path):
     assert [w['depth'].name for w in summary.written] == ['bookstore_0001d_00001_depth.png']
 
 
+def test_the_output_folder_is_checked_once_per_call(
+    segmenter, segmenter_checkpoint, ade_images, tmp_path, monkeypatch
+):
+    from tests.utils import output_checks
+    from vitspec.inference import batch_run, predict
+
+    checked = output_checks(monkeypatch, batch_run)
+    image = ade_images / 'ADE_val_00000003.jpg'
+    predict_files(segmenter, [image], tmp_path / 'a', progress=False)
+    predict(segmenter_checkpoint, [image], tmp_path / 'b', progress=False)
+    assert checked == [tmp_path / 'a', tmp_path / 'b']
+    assert (tmp_path / 'b/ADE_val_00000003_labels.png').is_file()
+
+
+def test_one_loop_predicts_for_one_model_and_for_several_heads():
+    """One prediction path: the batches are made at one place, whatever the model."""
+    import ast
+    from pathlib import Path
+
+    import vitspec
+
+    root = Path(vitspec.__file__).parent
+    calls = [
+        path.relative_to(root.parent)
+        for path in [*root.rglob('*.py'), *(root.parent / 'tools').glob('*.py')]
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call) and getattr(node.func, 'id', '') == 'same_size_batches'
+    ]
+    assert [str(path) for path in calls] == ['vitspec/inference/batch_run.py']
+
+
 def test_bad_images_are_counted_and_named(segmenter, ade_images, tmp_path):
     inputs = tmp_path / 'in'
     inputs.mkdir()

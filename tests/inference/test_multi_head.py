@@ -19,7 +19,7 @@ from vitspec.inference import (
     find_images,
     load_heads,
     load_model,
-    predict_files_heads,
+    predict_files,
     read_image,
 )
 
@@ -79,7 +79,7 @@ def test_each_head_writes_its_files_into_its_folder(
     multi = load_heads([segmenter_checkpoint, depth_on_the_same_backbone])
     calls = count_calls(multi.shared.backbone)
     images = [images[2], images[2], *images[3:]]  # the first two make one batch
-    summary = predict_files_heads(multi, images, tmp_path, batch_size=2, npy=True, progress=False)
+    summary = predict_files(multi, images, tmp_path, batch_size=2, npy=True, progress=False)
     assert len(summary.written) == len(images) == 4 and not summary.skipped
     assert len(calls) == 3
     seg_name, depth_name = multi.names
@@ -202,3 +202,34 @@ def test_heads_slide_on_shared_windows_as_each_slides_alone(
     assert infer.main(argv) == 0
     depth_png = out / depth_on_the_same_backbone.parent.name / 'bookstore_0001d_00001_depth.png'
     assert np.asarray(Image.open(depth_png)).shape == bgr.shape[:2]
+
+
+def test_the_tool_predicts_heads_through_the_library_skipping_bad_images(
+    segmenter_checkpoint, depth_on_the_same_backbone, tmp_path, monkeypatch, capsys
+):
+    from tests.utils import output_checks
+    from vitspec.inference import batch_run
+
+    infer = load_tool('infer')
+    calls = []
+
+    def library_predict(*args, **kwargs):
+        calls.append(args)
+        return batch_run.predict(*args, **kwargs)
+
+    monkeypatch.setattr(infer, 'predict', library_predict)
+    checked = output_checks(monkeypatch, batch_run)
+    photos, out = tmp_path / 'photos', tmp_path / 'out'
+    photos.mkdir()
+    Image.fromarray(np.zeros((1, 20000, 3), np.uint8)).save(photos / 'strip.png')
+    Image.fromarray(np.zeros((48, 64, 3), np.uint8)).save(photos / 'photo.png')
+    heads = [str(segmenter_checkpoint), str(depth_on_the_same_backbone)]
+    argv = [str(photos), '--heads', *heads, '--out', str(out), '--batch', '2', '--device', 'cpu']
+    assert infer.main(argv) == 0
+    assert calls == [(heads, [str(photos)], str(out), [None, None], 'cpu')]
+    assert checked == [str(out)]
+    printed = capsys.readouterr().out
+    assert '2 heads on one backbone' in printed and '1 image(s) predicted' in printed
+    assert 'strip.png: 1x20000 pixels: the test pipeline cannot prepare it' in printed
+    assert (out / segmenter_checkpoint.parent.name / 'photo_labels.png').is_file()
+    assert (out / depth_on_the_same_backbone.parent.name / 'photo_depth.png').is_file()

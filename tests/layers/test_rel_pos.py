@@ -11,7 +11,12 @@ from torch import nn
 
 from vitspec.layers import Attention, Block, Mlp, TokenLayout
 from vitspec.layers.pos_embed import resample_pos_embed
-from vitspec.layers.rel_pos import decomposed_rel_pos_bias, rel_pos_lookup, table_index
+from vitspec.layers.rel_pos import (
+    decomposed_rel_pos_bias,
+    rel_pos_lookup,
+    rel_pos_lookup_same_axis,
+    table_index,
+)
 
 DIM, HEADS = 32, 4
 
@@ -159,3 +164,38 @@ def test_vitdet_pos_embed_resampling_is_get_abs_pos():
     assert not torch.allclose(
         resample_pos_embed(pos, (64, 48), (14, 14), 0, 'timm'), want, atol=1e-2
     )
+
+
+def test_the_export_form_of_the_lookup_equals_the_lookup():
+    table = torch.randn(7, 16)  # made for an axis of 4
+    for size in (4, 5, 2, 9, 1):  # its own, longer, shorter
+        want = rel_pos_lookup(size, size, table)
+        got = rel_pos_lookup_same_axis(size, table)
+        assert got.shape == want.shape == (size, size, 16)
+        assert (got - want).abs().max() < 1e-6, size
+
+
+class DecomposedBias(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rel_pos_h = nn.Parameter(torch.randn(7, 8))
+        self.rel_pos_w = nn.Parameter(torch.randn(7, 8))
+
+    def forward(self, q, grid):  # q: (B, h*w, 8); grid: (h, w), its shape the patch grid
+        return decomposed_rel_pos_bias(q, self.rel_pos_h, self.rel_pos_w, grid.shape)
+
+
+def test_an_exported_decomposed_bias_takes_the_integer_lookup_and_follows_the_size():
+    """Eager, the lookup's stretch is a symbolic float and its resampling a guard on the traced
+    size; while exporting, the integer form is taken and the graph is right at every size."""
+    model = DecomposedBias()
+    auto = torch.export.Dim.AUTO
+    dims = ({1: auto}, {0: auto, 1: auto})
+    program = torch.export.export(
+        model, (torch.randn(2, 30, 8), torch.zeros(5, 6)), dynamic_shapes=dims
+    )
+    for h, w in [(5, 6), (4, 4), (3, 8)]:
+        q = torch.randn(2, h * w, 8)
+        want = model(q, torch.zeros(h, w))
+        got = program.module()(q, torch.zeros(h, w))
+        assert got.shape == want.shape and (got - want).abs().max() < 1e-5, (h, w)

@@ -1,3 +1,6 @@
+import ast
+from pathlib import Path
+
 import pytest
 import timm
 import torch
@@ -5,12 +8,15 @@ import torch.nn.functional as F
 from timm.layers import LayerScale, trunc_normal_
 from torch import nn
 
+import vitspec
+from vitspec.layers import TokenLayout
 from vitspec.layers.specialized import (
     SpecializedLayerNorm,
     SpecializedLayerScale,
     SpecializedLinear,
     init_cls_from_shared,
     is_cls_key,
+    serving_group,
     shared_key,
 )
 
@@ -315,3 +321,106 @@ def test_scale_tables_beyond_the_bound_give_way_to_the_cls_row_kernels(monkeypat
         assert torch.equal(m(x, 1), x * m.token_scale(T, 1))
     assert len(m._tables) == 0
     torch.testing.assert_close(without, with_table)
+
+
+def class_assignments_and_row_writers(source: str) -> tuple:
+    """(lines assigning an object's ``__class__``, lines naming ``slice_scatter`` or
+    ``copy_sources``) of a module's source."""
+    assigned, writers = [], []
+    for node in ast.walk(ast.parse(source)):
+        targets = getattr(node, 'targets', None) or [getattr(node, 'target', None)]
+        if any(isinstance(t, ast.Attribute) and t.attr == '__class__' for t in targets):
+            assigned.append(node.lineno)
+        call = isinstance(node, ast.Call) and getattr(node.func, 'id', '') == 'setattr'
+        if call and any(getattr(a, 'value', None) == '__class__' for a in node.args):
+            assigned.append(node.lineno)
+        if isinstance(node, ast.Attribute) and node.attr in ('slice_scatter', 'copy_sources'):
+            writers.append(node.lineno)
+    return assigned, writers
+
+
+def test_rows_with_their_own_parameters_are_one_mechanism():
+    """No module turns an object into another class after construction, and the specialized
+    layers are the one place where rows of the token sequence get parameters of their own: no
+    module writes a part's rows apart (``slice_scatter``) or lists parameter copies of its own
+    (``copy_sources``)."""
+    assert class_assignments_and_row_writers('m.__class__ = B\nsetattr(m, "__class__", B)') == (
+        [1, 2],
+        [],
+    )
+    assert class_assignments_and_row_writers('y = out.slice_scatter(r, 1)')[1] == [1]
+    found = {}
+    root = Path(vitspec.__file__).parent
+    for path in sorted(root.rglob('*.py')):
+        assigned, writers = class_assignments_and_row_writers(path.read_text())
+        if assigned or writers:
+            found[str(path.relative_to(root))] = assigned + writers
+    assert found == {}
+
+
+def test_a_layer_serves_any_row_group():
+    """The query group, after the patches' prefix and apart from the first rows, takes its own
+    parameters as the CLS group does; the plain layer becomes one that serves it."""
+    torch.manual_seed(0)
+    x = torch.randn(B, T, D)
+    layout = TokenLayout(1, (2, 2), num_queries=2)  # CLS, 0 registers, 2 queries, 2 x 2 patches
+    for plain_layer in (nn.LayerNorm(D, eps=1e-6), nn.Linear(D, OUT), LayerScale(D, 0.1)):
+        m = randomize(serving_group(plain_layer, 'query'))
+        assert m.groups == ('query',)
+        query = plain(m, 'query_')
+        with torch.no_grad():
+            expected = torch.cat([plain(m)(x[:, :1]), query(x[:, 1:3]), plain(m)(x[:, 3:])], 1)
+            torch.testing.assert_close(m(x, layout), expected)
+            assert torch.equal(m(x, TokenLayout(1)), plain(m)(x))  # no query rows
+        xg = x.clone().requires_grad_()
+        m(xg, layout).square().sum().backward()
+        assert all(p.grad is not None for p in m.parameters())
+
+
+def three_groups(m):
+    """Plain layers on CLS row 0, query rows 1-2 and the others: (forward, {name in m: leaf})."""
+    pat, query = plain(m), plain(m, 'query_')
+    leaves = {**dict(pat.named_parameters())}
+    leaves.update({'query_' + n: p for n, p in query.named_parameters()})
+    if getattr(m, 'lora_rank', None):
+        a, b, bias = (
+            getattr(m, n).detach().clone().requires_grad_()
+            for n in ('cls_lora_a', 'cls_lora_b', 'cls_bias')
+        )
+        leaves.update(cls_lora_a=a, cls_lora_b=b, cls_bias=bias)
+
+        def cls_layer(x):
+            return F.linear(x, pat.weight + b @ a, bias)
+    else:
+        cls_layer = plain(m, 'cls_')
+        leaves.update({'cls_' + n: p for n, p in cls_layer.named_parameters()})
+
+    def forward(x):
+        return torch.cat([cls_layer(x[:, :1]), query(x[:, 1:3]), pat(x[:, 3:])], dim=1)
+
+    return forward, leaves
+
+
+@pytest.mark.parametrize('kind', KINDS)
+def test_cls_and_query_groups_in_one_layer_match_separate_layers(kind):
+    """Both groups at once (a LoRA CLS copy beside a full query copy included), forward and
+    gradients, against plain layers on the three kinds of rows."""
+    m = serving_group(make(kind), 'query')
+    randomize(m)
+    assert m.groups == ('cls', 'query')
+    forward, leaves = three_groups(m)
+    layout = TokenLayout(1, (2, 2), num_queries=2)  # CLS, 2 queries, 2 x 2 patches: T = 7
+    x = torch.randn(B, T, D, requires_grad=True)
+    x_ref = x.detach().clone().requires_grad_()
+    out = m(x, layout)
+    expected = forward(x_ref)
+    torch.testing.assert_close(out, expected, atol=1e-5, rtol=1e-5)
+    grad_out = torch.randn_like(out)
+    (out * grad_out).sum().backward()
+    (expected * grad_out).sum().backward()
+    torch.testing.assert_close(x.grad, x_ref.grad, atol=1e-5, rtol=1e-5)
+    assert leaves.keys() == dict(m.named_parameters()).keys()
+    for name, p in m.named_parameters():
+        torch.testing.assert_close(p.grad, leaves[name].grad, atol=1e-4, rtol=1e-4, msg=name)
+    with torch.no_grad():
+        torch.testing.assert_close(m(x, layout), expected, atol=1e-5, rtol=1e-5)

@@ -136,3 +136,46 @@ def test_cls_and_shared_sums_traced_keep_nothing_for_eager():
     for grads in (bias_grads(compiled), bias_grads(specialized_linear)):
         torch.testing.assert_close(grads[0], torch.full((3,), 2.0 * 10))
         torch.testing.assert_close(grads[1], torch.full((3,), 2.0))
+
+
+SPANS = ((0, 1), (3, 5))  # a CLS row and two query rows of 6 tokens
+
+
+def test_row_groups_gradcheck():
+    """Two groups apart from each other (CLS and queries): every form against autograd's
+    numerical gradient, a LoRA group beside a full one included."""
+    x, w, b = leaf(2, 6, 5), leaf(3, 5), leaf(3)
+    row_w, row_b = [leaf(3, 5), leaf(3, 5)], [leaf(3), leaf(3)]
+    lora_a, lora_b = leaf(2, 5), leaf(3, 2)
+
+    def linear(x, w, b, w0, w1, b0, b1):
+        return specialized_linear(x, w, b, [w0, w1], [b0, b1], SPANS)
+
+    def mixed(x, w, b, a, bb, w1, b0, b1):
+        return specialized_linear(x, w, b, [(a, bb), w1], [b0, b1], SPANS)
+
+    assert torch.autograd.gradcheck(linear, (x, w, b, *row_w, *row_b))
+    assert torch.autograd.gradcheck(mixed, (x, w, b, lora_a, lora_b, row_w[1], *row_b))
+    norm_args = (x, leaf(5), leaf(5), leaf(5), leaf(5), leaf(5), leaf(5))
+
+    def norm(x, w, b, w0, w1, b0, b1):
+        return specialized_layer_norm(x, w, b, [w0, w1], [b0, b1], 1e-6, SPANS)
+
+    assert torch.autograd.gradcheck(norm, norm_args)
+    residual, gammas = leaf(2, 6, 5), (leaf(5), leaf(5), leaf(5))
+
+    def scale_add(residual, x, g, g0, g1):
+        return specialized_scale_add(residual, x, g, [g0, g1], SPANS)
+
+    args = (residual, x, *gammas)
+    assert torch.autograd.gradcheck(scale_add, args)
+    scale = torch.stack([gammas[1], gammas[0], gammas[0], gammas[2], gammas[2], gammas[0]])
+    torch.testing.assert_close(scale_add(*args), residual + x * scale)
+
+
+def test_row_group_sums():
+    t = torch.randn(2, 6, 3)
+    first, second, others = cls_and_shared_sums(t, SPANS)
+    torch.testing.assert_close(first, t[:, :1].sum((0, 1)))
+    torch.testing.assert_close(second, t[:, 3:5].sum((0, 1)))
+    torch.testing.assert_close(others, t[:, 1:3].sum((0, 1)) + t[:, 5:].sum((0, 1)))

@@ -6,6 +6,7 @@ from vitspec.layers.dct import dct
 from vitspec.layers.token_graying import (
     TokenGraying,
     dct_graying,
+    dct_graying_by_matrices,
     patchify,
     svd_graying,
     unpatchify,
@@ -120,3 +121,22 @@ def test_invalid_arguments():
             TokenGraying(16, 'dct', eps=eps)
     with pytest.raises(ValueError, match='multiple of the patch size'):
         TokenGraying(16, 'svd', eps=0.5)(torch.randn(1, 3, 20, 32))
+
+
+def test_dct_by_matrices_equals_the_fft_form():
+    tokens = torch.randn(2, 15, 48)
+    assert torch.allclose(dct_graying_by_matrices(tokens, 0.6), dct_graying(tokens, 0.6), atol=1e-5)
+
+
+def test_an_exported_dct_graying_takes_the_matrices_and_follows_the_size():
+    """The FFT form has complex tensors and a plan cache keyed on the length; while exporting the
+    layer takes the DCT matrices, which follow a symbolic size."""
+    layer = TokenGraying(4, 'dct', eps=0.6)
+    dims = ({0: torch.export.Dim.AUTO, 2: torch.export.Dim.AUTO, 3: torch.export.Dim.AUTO},)
+    program = torch.export.export(layer, (torch.randn(2, 3, 12, 20),), dynamic_shapes=dims)
+    graphs = [m.graph for m in program.graph_module.modules() if hasattr(m, 'graph')]
+    ops = {str(n.target) for g in graphs for n in g.nodes if n.op == 'call_function'}
+    assert 'aten.matmul.default' in ops and not any('fft' in op for op in ops), ops
+    for shape in [(2, 3, 12, 20), (3, 3, 16, 8)]:
+        image = torch.randn(shape)
+        assert torch.allclose(program.module()(image), layer(image), atol=1e-5)

@@ -9,7 +9,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from tests.utils import ROOT, load_tool
-from vitspec.checkpoints.head_formats import ADAPTER_FORMATS, HEAD_FORMATS
+from vitspec.checkpoints.layouts.head_formats import ADAPTER_FORMATS, HEAD_FORMATS
 from vitspec.config.load import load_config
 from vitspec.errors import LedgerError
 from vitspec.ledger.released_heads import read_released_heads

@@ -12,7 +12,7 @@ import timm
 import torch
 
 import tests.autocast_reference as plain
-from tests.models.test_spec_vit_autocast import FUNCTIONS
+from tests.models.backbones.test_spec_vit_autocast import FUNCTIONS
 from tests.models.toy_techniques import TECHNIQUES, build
 from vitspec.benchmarking.models import as_trained
 from vitspec.benchmarking.op_counts import flop_count, inference_op_counts, op_counts

@@ -8,7 +8,7 @@ from mmdet.registry import MODELS
 from mmengine.registry import init_default_scope
 
 from tests.checkpoints import dinov3_detr_reference as ref
-from tests.checkpoints.test_dinov3_detr import batch
+from tests.checkpoints.layouts.test_dinov3_detr import batch
 from tests.tools.test_convert_head import load_tool
 from tests.utils import ROOT
 from vitspec.config.load import load_config

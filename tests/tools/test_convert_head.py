@@ -123,7 +123,7 @@ def test_dinov3_segmentor_fills_the_adapter_and_the_head(tmp_path):
     backbone checkpoint: the converted model gives the reference's maps and predictions."""
     from mmseg.structures import SegDataSample
 
-    from tests.checkpoints import test_dinov3_m2f as m2f
+    from tests.checkpoints.layouts import test_dinov3_m2f as m2f
 
     leaf = 'configs/ade20k/mask2former_vit-7b16-dinov3_dinov3-adapter_8xb2-20k_ade20k-896x896.py'
     vit = {k: v for k, v in m2f.TOY_VIT.items() if k != 'type'}

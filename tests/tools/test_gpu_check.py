@@ -1,7 +1,7 @@
 """tools/gpu_check.sh (tools/gpu_check.py) and vitspec.diagnostics.gpu_check: the no-GPU answer,
 the loss comparison, timing summary and report on made-up numbers, and its runs with --device cpu:
 the whole check with stand-in runs, and the multi-process branch for real on 2 CPU processes
-(gloo). The op comparison has its own tests (tests/diagnostics/test_mmcv_ops.py)."""
+(gloo). The op comparison has its own tests (tests/mmcv_ops/test_device_parity.py)."""
 
 import json
 import math
@@ -14,9 +14,9 @@ from tests.utils import ROOT, make_demo_data, run_tool
 from tools import gpu_check as tool
 from tools.train import parse_args
 from vitspec.diagnostics import gpu_check as gc
-from vitspec.diagnostics import mmcv_ops as oc
-from vitspec.engine.mmcv_ops import kernels
-from vitspec.engine.mmcv_ops.kernels import describe_ops
+from vitspec.mmcv_ops import device_parity as oc
+from vitspec.mmcv_ops import installed
+from vitspec.mmcv_ops.installed import describe_ops
 from vitspec.runs.runner import config_from_args, enable_amp
 
 
@@ -164,12 +164,12 @@ def test_ops_without_kernels_for_the_device_are_a_failed_check(monkeypatch):
 
 def test_the_report_names_the_kernels_in_use(monkeypatch, tmp_path):
     assert 'PyTorch / torchvision kernels' in describe_ops() or 'compiled ops' in describe_ops()
-    monkeypatch.setattr(kernels, 'ops_kernels', lambda: kernels.COMPILED)
+    monkeypatch.setattr(installed, 'ops_kernels', lambda: installed.COMPILED)
     library = tmp_path / '_ext.so'
     library.write_bytes(b'\x7fELF.nv_fatbin')
-    monkeypatch.setattr(kernels, 'compiled_ops_library', lambda: library)
+    monkeypatch.setattr(installed, 'compiled_ops_library', lambda: library)
     assert describe_ops() == f"mmcv's compiled ops with CUDA kernels ({library})"
-    monkeypatch.setattr(kernels, 'ops_kernels', lambda: kernels.TORCHVISION)
+    monkeypatch.setattr(installed, 'ops_kernels', lambda: installed.TORCHVISION)
     assert describe_ops().startswith("vitspec's PyTorch / torchvision kernels")
 
 

@@ -13,7 +13,7 @@ from tests.inference.demo_checkpoints import (
     SEGMENTER,
     save_demo_checkpoint,
 )
-from tests.utils import load_tool, run_tool
+from tests.utils import load_tool, output_checks, run_tool
 
 infer = load_tool('infer')
 
@@ -151,3 +151,25 @@ def test_an_image_the_pipeline_cannot_prepare_is_skipped_and_named(segmenter, tm
     assert '1 image(s) predicted' in printed and '1 skipped' in printed
     assert 'strip.png: 1x20000 pixels: the test pipeline cannot prepare it' in printed
     assert (tmp_path / 'out/photo_labels.png').is_file()
+
+
+def test_main_predicts_through_the_library_and_checks_the_output_once(
+    segmenter, tmp_path, monkeypatch, capsys
+):
+    from vitspec.inference import batch_run
+
+    assert infer.predict is batch_run.predict  # the library's own, not a copy
+    calls = []
+
+    def library_predict(*args, **kwargs):
+        calls.append(args)
+        return batch_run.predict(*args, **kwargs)
+
+    monkeypatch.setattr(infer, 'predict', library_predict)
+    checked = output_checks(monkeypatch, batch_run)
+    Image.fromarray(np.zeros((48, 64, 3), np.uint8)).save(tmp_path / 'a.png')
+    out = tmp_path / 'out'
+    assert infer.main([str(segmenter), str(tmp_path / 'a.png'), '--out', str(out)]) == 0
+    assert len(calls) == 1 and calls[0][0] == str(segmenter)
+    assert checked == [str(out)]
+    assert (out / 'a_labels.png').is_file() and 'segmentation model of' in capsys.readouterr().out

@@ -13,9 +13,11 @@ import torch
 
 from tests.utils import ROOT
 from tools import mmcv_wheel as mw
-from vitspec.engine.mmcv_ops.kernels import library_has_cuda_kernels
+from vitspec.mmcv_ops import kernels as kernels_package
+from vitspec.mmcv_ops.installed import library_has_cuda_kernels
 
 EXT = 'mmcv/_ext.cpython-311-x86_64-linux-gnu.so'
+KERNELS = Path(kernels_package.__file__).parent
 
 
 def install_sh_value(name):
@@ -64,13 +66,21 @@ def test_install_plan_on_a_cpu_machine_is_the_old_wheel_folder(tmp_path):
     assert proc.stdout.splitlines() == ['MMCV_VARIANT=cpu', f'WHEEL_DIR={old}']
 
 
+def test_install_sh_keys_and_builds_the_wheel_from_the_kernels_package():
+    """The folder install.sh hashes for the cache key and copies into the wheel as mmcv._ext is
+    the package vitspec.mmcv_ops.kernels."""
+    folder = install_sh_value('MMCV_KERNELS').strip('"').replace('$ROOT', str(ROOT))
+    assert Path(folder) == KERNELS and (KERNELS / '__init__.py').is_file()
+    text = (ROOT / 'tools' / 'install.sh').read_text()
+    assert 'variant=(--kernels "$MMCV_KERNELS")' in text
+    assert 'cp -r "$MMCV_KERNELS" "$src/mmcv/_ext"' in text
+
+
 def test_plan_without_compiled_ops_is_keyed_by_the_kernels(tmp_path):
     """install.sh's default: one pure-Python wheel for every torch and Python, rebuilt when the
     kernels change."""
-    kernels = tmp_path / 'mmcv_ext'
-    shutil.copytree(
-        ROOT / 'vitspec' / 'mmcv_ext', kernels, ignore=shutil.ignore_patterns('__pycache__')
-    )
+    kernels = tmp_path / 'kernels'
+    shutil.copytree(KERNELS, kernels, ignore=shutil.ignore_patterns('__pycache__'))
     args = ('plan', '--cache', tmp_path / 'cache', '--mmcv', '2.1.0', '--torch', '2.14.1')
     proc = run_cli(*args, '--kernels', kernels, env={'VITSPEC_CUDA': '1'})
     assert proc.returncode == 0, proc.stderr

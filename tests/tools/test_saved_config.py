@@ -11,7 +11,7 @@ from mmengine.config import Config
 from tests.tools.test_config_errors import DEMO
 from tools.test import parse_args
 from vitspec.config import saved as saved_config
-from vitspec.config.saved import check_saved_config
+from vitspec.config.saved import check_saved_config, other_model
 from vitspec.errors import SavedConfigMismatch
 
 TRAINED = Config.fromfile(DEMO)
@@ -24,8 +24,17 @@ def the_trained_config_with(**changes) -> Config:
     return cfg
 
 
-def test_the_training_config_itself_passes():
+def logged_by(monkeypatch) -> list:
+    logged = []
+    monkeypatch.setattr(saved_config, 'print_log', lambda msg, **kw: logged.append((msg, kw)))
+    return logged
+
+
+def test_the_training_config_itself_passes(monkeypatch):
+    logged = logged_by(monkeypatch)
     check_saved_config(CHECKPOINT, the_trained_config_with(), 'ck.pth')
+    assert other_model(CHECKPOINT, the_trained_config_with()) == ''
+    assert logged == []  # not one difference to note
 
 
 def test_token_graying_on_a_plain_checkpoint_stops_naming_the_key():
@@ -45,8 +54,12 @@ def test_token_graying_on_a_plain_checkpoint_stops_naming_the_key():
         ('train_dataloader.batch_size', 1),
     ],
 )
-def test_keys_only_training_reads_pass(key, value):
-    check_saved_config(CHECKPOINT, the_trained_config_with(**{key: value}), 'ck.pth')
+def test_keys_only_training_reads_pass(key, value, monkeypatch):
+    logged = logged_by(monkeypatch)
+    cfg = the_trained_config_with(**{key: value})
+    check_saved_config(CHECKPOINT, cfg, 'ck.pth')
+    assert other_model(CHECKPOINT, cfg) == ''
+    assert logged == []  # nor a test-time difference
 
 
 def test_test_time_settings_and_test_data_are_logged(monkeypatch):
@@ -57,8 +70,7 @@ def test_test_time_settings_and_test_data_are_logged(monkeypatch):
             'test_dataloader.dataset.data_root': '/elsewhere',
         }
     )
-    logged = []
-    monkeypatch.setattr(saved_config, 'print_log', lambda msg, **kw: logged.append((msg, kw)))
+    logged = logged_by(monkeypatch)
     check_saved_config(CHECKPOINT, cfg, 'ck.pth')
     [(text, kw)] = logged
     assert kw['level'] == logging.WARNING
@@ -66,10 +78,13 @@ def test_test_time_settings_and_test_data_are_logged(monkeypatch):
     assert 'data_root' not in text  # where the test data lies may change
 
 
-def test_a_checkpoint_without_a_training_config_is_not_compared():
-    check_saved_config(
-        dict(state_dict={}), the_trained_config_with(**{'model.backbone.token_graying': {}}), 'x'
-    )
+def test_a_checkpoint_without_a_training_config_is_not_compared(monkeypatch):
+    logged = logged_by(monkeypatch)
+    other = the_trained_config_with(**{'model.backbone.token_graying': dict(mode='svd')})
+    check_saved_config(dict(state_dict={}), other, 'x.pth')
+    assert [msg for msg, _ in logged] == [
+        'x.pth holds no training config (meta.cfg): the test config is not compared with it'
+    ]
 
 
 def test_the_opt_out_flag():

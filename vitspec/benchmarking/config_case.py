@@ -12,10 +12,10 @@ from mmengine.optim import AmpOptimWrapper, build_optim_wrapper
 from mmengine.registry import MODELS, init_default_scope
 
 from vitspec.errors import ConfigError
+from vitspec.mmcv_ops.kernel_sets import use_kernels
 
 from .config_source import crop_size, load_config, train_batch_size
 from .memory import step_memory_bytes
-from .mmcv_ops import use_kernels
 from .random_batch import random_batch, task_of
 
 MODES = ('training', 'inference')

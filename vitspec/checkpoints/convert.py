@@ -4,7 +4,7 @@ from vitspec.layers.rope import rope_periods
 
 from .architecture import infer_backbone_cfg
 from .containers import unwrap_state_dict
-from .formats import convert_state_dict
+from .layouts.backbone_formats import convert_state_dict
 
 
 def convert_checkpoint(checkpoint: dict, fmt: str, num_heads: int = None, **pick):

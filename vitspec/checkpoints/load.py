@@ -1,7 +1,14 @@
-"""Loading a (converted) checkpoint into a model: strict, with named exceptions. What fits the
-checkpoint to the model is the model's own filter (``filter_checkpoint``); this module reads the
-file, converts formats and loads."""
+"""Loading a checkpoint into a model: strict, with named exceptions. What fits the checkpoint to
+the model is the model's own filter (``filter_checkpoint``); this module reads the file, converts
+formats and loads.
 
+``load_state_dict_strict`` is the one function that puts a checkpoint's weights into a model:
+a pretrained backbone (``init_cfg``, here), a Runner's ``load_from`` and resume
+(engine/checkpointing/strict_load.py) and a trained model for inference, export and the
+analysis tools (inference/model_loading.py) all load through it.
+"""
+
+from collections import OrderedDict
 from typing import NamedTuple
 
 import timm
@@ -12,31 +19,45 @@ from vitspec.fileio import safe_torch_load
 
 from .containers import unwrap_state_dict
 from .filtered import FilteredCheckpoint
-from .formats import SOURCE_ONLY_KEYS, convert_state_dict
-from .mismatch import check_fits
+from .layouts.backbone_formats import SOURCE_ONLY_KEYS, convert_state_dict
+from .mismatch import MAY_MISS, check_fits
 
 
-def load_state_dict_strict(model, sd: dict, source: str = 'checkpoint', assign: bool = False):
-    """Load, raising CheckpointError listing every missing / unexpected / mis-shaped key.
+def load_state_dict_strict(
+    model, sd: dict, source: str = 'checkpoint', assign: bool = False, few: int = None, target=None
+) -> list:
+    """Load ``sd`` into ``model``, raising CheckpointError listing every missing / unexpected /
+    mis-shaped key ('``source`` does not fit ``target``:', ``target`` by default the model's
+    class name; ``few``: see mismatch.describe_mismatch). Returns the keys the model filled
+    itself.
 
-    Source-only keys (formats.SOURCE_ONLY_KEYS) the model lacks are dropped and reported; then
+    Source-only keys (layouts/backbone_formats.py) the model lacks are dropped and reported; then
     the model's own checkpoint filter, ``model.filter_checkpoint(sd)`` -> `FilteredCheckpoint`
     (timm's ``checkpoint_filter_fn``), adapts the rest to it (SpecViT: resampled position table,
     CLS copies of specialized weights filled from the shared ones, ...); a model without one
-    gets ``sd`` as it is. Returns the keys the model filled itself.
+    gets ``sd`` as it is. The only other keys the model may fill itself are BatchNorm's
+    ``num_batches_tracked`` counters (mismatch.MAY_MISS), which older checkpoints lack: they
+    keep the model's value, as in mmengine's loader.
     """
     own = model.state_dict()
+    metadata = getattr(sd, '_metadata', None)  # module versions: BatchNorm reads them
     dropped = sorted(k for k in sd if k not in own and SOURCE_ONLY_KEYS.match(k))
     sd = {k: v for k, v in sd.items() if k not in dropped}
     model_filter = getattr(model, 'filter_checkpoint', None)
     filtered = model_filter(sd) if model_filter else FilteredCheckpoint(sd, [], [])
-    check_fits(own, filtered.state_dict, f'{source} does not fit {type(model).__name__}:')
-    model.load_state_dict(filtered.state_dict, strict=True, assign=assign)
+    heading = f'{source} does not fit {target or type(model).__name__}:'
+    check_fits(own, filtered.state_dict, heading, MAY_MISS, few)
+    kept = [k for k in own if k not in filtered.state_dict and k.endswith(MAY_MISS)]
+    state_dict = OrderedDict(filtered.state_dict)
+    state_dict.update((k, own[k]) for k in kept)
+    if metadata is not None:
+        state_dict._metadata = metadata
+    model.load_state_dict(state_dict, strict=True, assign=assign)
     if dropped:
         print_log(f'{source}: ignored source keys: {", ".join(dropped)}', logger='current')
     for note in filtered.notes:
         print_log(f'{source}: {note}', logger='current')
-    return filtered.filled
+    return [*filtered.filled, *kept]
 
 
 class Loaded(NamedTuple):

@@ -48,6 +48,19 @@ def inherited_files(path) -> list:
     return order
 
 
+def chain_depth(path) -> int:
+    """The longest path of ``_base_`` links from ``path`` down to a file that inherits nothing
+    (a file in mmseg or mmdet counts as a level): 0 for a file without ``_base_``."""
+    depth, level = 0, [osp.abspath(path)]
+    while level:  # breadth first, one level of links per round; configs have no cycles
+        below = []
+        for filename in level:
+            with open(filename, encoding='utf-8') as f:
+                below += [b for b in base_paths(ast.parse(f.read()), filename) if b]
+        depth, level = depth + bool(below), list(dict.fromkeys(below))
+    return depth
+
+
 def inherited_text(path) -> str:
     """The text of ``path`` and of every file it inherits, in ``inherited_files`` order."""
     texts = []

@@ -45,6 +45,7 @@ TOP_LEVEL_FIELDS = frozenset(
         # vitspec
         'load_from_strict',
         'test_with_tta',
+        'probe_grid',
         OPT_OUT,
     )
 )

@@ -32,9 +32,15 @@ def convert_file(
 
 def check_builds(sd: dict, backbone_cfg: dict, source: str) -> None:
     """Fail before writing anything if the converted weights do not load strictly into the
-    SpecViT that ``backbone_cfg`` describes (built on the meta device: no memory, no init)."""
+    SpecViT that ``backbone_cfg`` describes."""
+    check_loads_on_meta(lambda: SpecViT(**backbone_cfg), sd, source)
+
+
+def check_loads_on_meta(build, sd: dict, source: str) -> None:
+    """Fail before writing anything if ``sd`` does not load strictly into the model that
+    ``build()`` returns, built on the meta device (no memory, no init)."""
     with torch.device('meta'):
-        model = SpecViT(**backbone_cfg)
+        model = build()
     load_state_dict_strict(
         model, {k: v.to('meta') for k, v in sd.items()}, source=source, assign=True
     )

@@ -3,9 +3,7 @@ checked against EoMTNetwork before writing."""
 
 import os.path as osp
 
-import torch
-
-from vitspec.checkpoints import load_state_dict_strict
+from vitspec.conversion.checkpoint import check_loads_on_meta
 from vitspec.fileio import atomic_torch_save, safe_torch_load
 from vitspec.models.backbones.spec_vit import SpecViT
 from vitspec.models.eomt.checkpoint_format import convert_eomt_checkpoint
@@ -31,9 +29,5 @@ def convert_eomt_file(src: str, dst: str, num_heads: int = None, trust_pickle=Fa
 
 def check_network_builds(sd: dict, backbone_cfg: dict, eomt_cfg: dict, source: str) -> None:
     """Fail before writing if the weights do not load strictly into the EoMTNetwork they
-    describe (built on the meta device)."""
-    with torch.device('meta'):
-        network = EoMTNetwork(SpecViT(**backbone_cfg), **eomt_cfg)
-    load_state_dict_strict(
-        network, {k: v.to('meta') for k, v in sd.items()}, source=source, assign=True
-    )
+    describe."""
+    check_loads_on_meta(lambda: EoMTNetwork(SpecViT(**backbone_cfg), **eomt_cfg), sd, source)

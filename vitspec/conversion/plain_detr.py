@@ -7,11 +7,11 @@ import os.path as osp
 from mmengine.registry import MODELS, init_default_scope
 
 from vitspec.checkpoints import load_state_dict_strict
+from vitspec.checkpoints.layouts.dinov3_detr import detector_state_dict, from_dinov3_detector
 from vitspec.config.load import load_config
-from vitspec.conversion.head import set_pretrained_backbone
+from vitspec.conversion.head_with_backbone import set_pretrained_backbone
 from vitspec.errors import CheckpointError
 from vitspec.fileio import atomic_torch_save, safe_torch_load
-from vitspec.models.plain_detr.checkpoint_format import detector_state_dict, from_dinov3_detector
 
 BACKBONE_PREFIX = 'features.backbone.'
 

@@ -10,8 +10,8 @@ from typing import NamedTuple
 
 import torch
 
-from vitspec.diagnostics.mmcv_ops import OpCheck, ops_check_isolated
-from vitspec.engine.mmcv_ops.kernels import (
+from vitspec.mmcv_ops.device_parity import OpCheck, ops_check_isolated
+from vitspec.mmcv_ops.installed import (
     missing_kernels_message,
     mmcv_ops_have_kernels,
 )

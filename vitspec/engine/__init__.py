@@ -1,9 +1,11 @@
-"""What mmengine's Runner is given to run: the Runner itself (``runner``), its hooks (``hooks``),
-optimizer wrappers and constructors (``optim``), checkpoint handling (``checkpointing``), the
-CPU DDP model wrapper and mmcv's ops in a run (``mmcv_ops``). Importing this package registers
-every one of them."""
+"""What mmengine's Runner is given to run: the Runner itself (``checked_runner``), its hooks
+(``hooks``), optimizer wrappers and constructors (``optim``), checkpoint handling
+(``checkpointing``) and the CPU DDP model wrapper (mmcv's ops in a run are vitspec.mmcv_ops).
+Importing this package registers every one of them."""
 
+from .checked_runner import CheckedRunner
 from .cpu_distributed import CPUDistributedDataParallel
+from .probe_grid_parallel import ProbeGridDataParallel
 from .hooks import (
     ComputableMetricsHook,
     DatasetReportHook,
@@ -24,12 +26,12 @@ from .optim import (
     LayerDecayOptimWrapperConstructor,
     no_decay_parameters,
 )
-from .runner import CheckedRunner
 
 __all__ = [
     'CheckedRunner',
     'ComputableMetricsHook',
     'CPUDistributedDataParallel',
+    'ProbeGridDataParallel',
     'DatasetReportHook',
     'EmptyDatasetCheckHook',
     'EvalProgressBarHook',

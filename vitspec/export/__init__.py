@@ -1,6 +1,6 @@
 """A trained model as an ONNX file: SpecViT alone, or a segmentation or depth model end to end
 (normalize, pad, encode, decode, resize to the input size), checked against PyTorch through
-onnxruntime. tools/export.py is the program; docs/export.md the page."""
+onnxruntime (docs/export.md)."""
 
 from .graphs import BackboneGraph, DepthGraph, SegmentationGraph, graph_for
 from .limits import ShapeLimits, shape_limits

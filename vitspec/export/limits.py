@@ -17,10 +17,11 @@ docs/export.md for the per-technique parity):
 - windowed attention (ViTDet) and the decomposed relative position bias: export with a dynamic
   size. The bias's lookup (``rel_pos_lookup``) stretches an axis by a symbolic float that the
   ONNX translation cannot multiply by, and resamples its table only at sizes other than the
-  table's own (a guard); it is exported in an integer form instead (rel_pos_lookup.py).
+  table's own (a guard); while exporting it takes an integer form instead
+  (vitspec/layers/rel_pos.py, ``rel_pos_lookup_same_axis``).
 - pos_embed_interp='dinov2' (by the scale factor (new + 0.1) / old): the exporter would bake
   the traced scale factor into the graph; it is exported by resize matrices computed in the
-  graph instead (dinov2_resampling.py), with a dynamic size.
+  graph instead (vitspec/layers/dinov2_resize.py, taken while exporting), with a dynamic size.
 Everything else (LayerScale, registers, RoPE, Token Graying 'dct', CLS specialization and its
 LoRA form, class attention, talking heads, layer-wise scaling, SwiGLU, skip ablations) exports
 with dynamic batch and image size.

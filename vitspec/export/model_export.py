@@ -1,17 +1,15 @@
 """Export a model (SpecViT, a segmentor, a depth estimator) and check the file against it."""
 
+import copy
 import math
 from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 import torch
 from torch import nn
 
-from .dinov2_resampling import resampling_for_export
-from .exportable import exportable_copy
 from .graphs import graph_for
 from .limits import shape_limits
 from .onnx_file import example_input, export_onnx
-from .rel_pos_lookup import rel_pos_for_export
 from .runtime import OnnxModel, max_abs_difference
 
 
@@ -84,8 +82,11 @@ def export_model(
     (a copy is exported). Without ``dynamic`` the batch is ``batch``. Raises
     ConfigError for a part that cannot export.
     """
-    limits = shape_limits(model)
-    graph = graph_for(exportable_copy(model))
+    limits = shape_limits(model)  # refuses a part that has no ONNX form
+    # a copy in eval mode, so that the caller's model keeps its mode; the parts whose export
+    # form differs (DINOv2's resampling, the decomposed bias's lookup, Token Graying's DCT)
+    # take it themselves while exporting (torch.compiler.is_exporting())
+    graph = graph_for(copy.deepcopy(model).eval())
     dynamic_size = dynamic and limits.dynamic_size
     traced = tracing_size(model, size) if dynamic_size else (int(size[0]), int(size[1]))
     names = graph.output_names()
@@ -100,16 +101,15 @@ def export_model(
         batch=None if dynamic else batch,
         torch=torch.__version__,
     )
-    with resampling_for_export(), rel_pos_for_export():
-        export_onnx(
-            graph,
-            example_input(traced, 2 if dynamic else batch),  # 2: a batch of 1 is specialized
-            path,
-            dynamic_batch=dynamic,
-            dynamic_size=dynamic_size,
-            metadata={**info, **(metadata or {})},
-            output_names=names,
-        )
+    export_onnx(
+        graph,
+        example_input(traced, 2 if dynamic else batch),  # 2: a batch of 1 is specialized
+        path,
+        dynamic_batch=dynamic,
+        dynamic_size=dynamic_size,
+        metadata={**info, **(metadata or {})},
+        output_names=names,
+    )
     reason = '' if dynamic_size or not dynamic else limits.reason
     example_batch = 2 if dynamic else batch
     return Exported(

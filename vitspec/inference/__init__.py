@@ -9,13 +9,15 @@
 image of any size in overlapping windows, holding one band of windows at a time;
 ``SegInferencer`` is mmseg's MMSegInferencer for vitspec configs and checkpoints.
 
-Several heads trained apart on one frozen backbone, the backbone run once per batch::
+Several heads trained apart on one frozen backbone, the backbone run once per batch, go the
+same way (one model is the one-head case)::
 
     heads = load_heads(['seg/iter_500.pth', 'depth/iter_100.pth'])
-    summary = predict_files_heads(heads, find_images(['photos/']), 'out/')  # out/seg/, out/depth/
+    summary = predict_files(heads, find_images(['photos/']), 'out/')  # out/seg/, out/depth/
+    summary = predict(['seg/iter_500.pth', 'depth/iter_100.pth'], ['photos/'], 'out/')
 """
 
-from .batch_run import Summary, predict, predict_files, predict_files_heads, prepare_output_dir
+from .batch_run import Summary, predict, predict_files, write_predictions
 from .devices import checked_device
 from .inputs import BadImage, find_images, read_image
 from .model_loading import DEPTH, DETECTION, PANOPTIC, SEGMENTATION, LoadedModel, load_model
@@ -39,7 +41,6 @@ __all__ = [
     'load_model',
     'predict',
     'predict_files',
-    'predict_files_heads',
-    'prepare_output_dir',
     'read_image',
+    'write_predictions',
 ]

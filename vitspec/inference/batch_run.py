@@ -1,10 +1,11 @@
-"""Predicting on many files: batches of equal-size images, one writer per task, bad images
-skipped and named, a progress bar in images per second and a summary."""
+"""Predicting on many files, with one model or with several heads on one backbone (one model is
+the one-head case): batches of equal-size images, one writer per head, bad images skipped and
+named, a progress bar in images per second and a summary."""
 
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from tqdm import tqdm
 
@@ -15,9 +16,12 @@ from vitspec.models.detector_classes import detector_classes
 from .inputs import BadImage, ImageInput, find_images, read_image
 from .large_images import check_slide_settings, slide_predict
 from .model_loading import DEPTH, DETECTION, PANOPTIC, SEGMENTATION, LoadedModel, load_model
-from .multi_head import MultiHeadPredictor, load_heads
+from .multi_head import MultiHeadModel, MultiHeadPredictor, load_heads
 from .prediction import Predictor
 from .writers import DepthWriter, DetectionWriter, PanopticModelWriter, SegmentationWriter
+
+ALONE = ''  # the head name of a model alone: its files go into the output folder itself
+Model = Union[LoadedModel, MultiHeadModel]
 
 
 @dataclass
@@ -37,12 +41,37 @@ class Summary:
         return [head, *files, *(f'  skipped {reason}' for _, reason in self.skipped)]
 
 
-def prepare_output_dir(out_dir, overwrite: bool = False, inputs: Sequence = ()) -> Path:
-    """Create ``out_dir`` by the output policy (fileio/outputs.py): one that holds files is
-    refused unless ``overwrite``, one that holds any of ``inputs`` always."""
-    out = check_output(out_dir, FOLDER, overwrite=overwrite, inputs=inputs, flag='--out')
-    out.mkdir(parents=True, exist_ok=True)
-    return out
+class AlonePredictor:
+    """A ``Predictor`` as the one-head case of ``MultiHeadPredictor``: the same ``predict`` and
+    ``slide``, results under the head name ``ALONE``."""
+
+    def __init__(self, loaded: LoadedModel, amp: Optional[bool] = None):
+        self.predictor = Predictor(loaded, amp=amp)
+
+    def predict(self, images) -> Dict[str, list]:
+        return {ALONE: self.predictor.predict(images)}
+
+    def slide(self, bgr, **options) -> dict:
+        return {ALONE: slide_predict(self.predictor, bgr, **options)}
+
+
+def heads_of(model: Model) -> Dict[str, LoadedModel]:
+    """{head name: its model}: a ``MultiHeadModel``'s heads, or ``{ALONE: model}``."""
+    if isinstance(model, MultiHeadModel):
+        return dict(zip(model.names, model.heads))
+    return {ALONE: model}
+
+
+def predictor_of(model: Model, amp: Optional[bool] = None):
+    if isinstance(model, MultiHeadModel):
+        return MultiHeadPredictor(model, amp=amp)
+    return AlonePredictor(model, amp=amp)
+
+
+def checked_output_dir(out_dir, overwrite: bool = False, inputs: Sequence = ()) -> Path:
+    """``out_dir`` checked by the output policy (fileio/outputs.py), nothing created: one that
+    holds files is refused unless ``overwrite``, one that holds any of ``inputs`` always."""
+    return check_output(out_dir, FOLDER, overwrite=overwrite, inputs=inputs, flag='--out')
 
 
 def check_settings(loaded_tasks: Sequence[str], batch_size: int, slide: Optional[dict]) -> None:
@@ -101,7 +130,7 @@ def same_size_batches(images: Iterable[ImageInput], batch_size: int) -> Iterator
 
 
 def predict_files(
-    loaded: LoadedModel,
+    model: Model,
     paths: Sequence[Path],
     out_dir,
     batch_size: int = 1,
@@ -111,115 +140,86 @@ def predict_files(
     progress: Optional[bool] = None,
     slide: Optional[dict] = None,
 ) -> Summary:
-    """Predict on ``paths`` and write each task's files into ``out_dir``, named after each
-    image (``<stem>_labels.png``, ``<stem>_depth.png``, ...). ``slide``: predict each image
-    in overlapping windows at its own scale (``slide_predict``'s window / overlap, ``{}`` for
-    its defaults); its windows run ``batch_size`` at a time. ``amp``: see Predictor."""
-    check_settings([loaded.task], batch_size, slide)
-    out = prepare_output_dir(out_dir, overwrite, inputs=[*paths, loaded.checkpoint])
-    writer = writer_for(loaded, out, npy=npy)
-    predictor = Predictor(loaded, amp=amp)
-    summary, start = Summary(), time.perf_counter()
-    stems = unique_stems(paths)
-    bar = tqdm(total=len(paths), unit='img', disable=progress is False, dynamic_ncols=True)
-
-    with bar:
-        images = _readable(paths, summary, bar, huge=slide is not None)
-        for batch in same_size_batches(images, 1 if slide is not None else batch_size):
-            if slide is not None:
-                outputs = [
-                    slide_predict(
-                        predictor,
-                        batch[0].bgr,
-                        batch_size=batch_size,
-                        progress=progress is not False,
-                        **slide,
-                    )
-                ]
-            else:
-                batch, samples = predicted(predictor, batch, summary, bar)
-                outputs = [prediction_of(sample, loaded.task) for sample in samples]
-            for image, output in zip(batch, outputs):
-                written = writer.write(stems[image.path], image.bgr, output, source=image.path)
-                summary.written.append(dict(image=image.path, **written))
-            bar.update(len(batch))
-    if hasattr(writer, 'close'):  # files for the whole run
-        files = writer.close()
-        summary.run_files.extend(files if isinstance(files, list) else [files])
-    summary.seconds = time.perf_counter() - start
-    return summary
+    """Predict on ``paths`` and write each head's files, named after each image
+    (``<stem>_labels.png``, ``<stem>_depth.png``, ...): a model from ``load_model`` into
+    ``out_dir``; several heads from ``load_heads`` each into the subfolder named after it
+    (``model.names``), as its model alone names them. ``out_dir`` is checked by the output
+    policy first (``checked_output_dir``); then ``write_predictions``."""
+    checkpoints = [head.checkpoint for head in heads_of(model).values()]
+    out = checked_output_dir(out_dir, overwrite, inputs=[*paths, *checkpoints])
+    return write_predictions(model, paths, out, batch_size, amp, npy, progress, slide)
 
 
-def predict_files_heads(
-    multi,
+def write_predictions(
+    model: Model,
     paths: Sequence[Path],
-    out_dir,
+    out: Path,
     batch_size: int = 1,
     amp: Optional[bool] = None,
     npy: bool = False,
-    overwrite: bool = False,
     progress: Optional[bool] = None,
     slide: Optional[dict] = None,
 ) -> Summary:
-    """``predict_files`` for a ``MultiHeadModel`` (multi_head.py): each head's files, named as
-    its model alone names them, in the subfolder of ``out_dir`` named after the head
-    (``multi.names``). ``summary.written``: per image, ``image`` and head name -> its files.
-    ``slide``: as ``predict_files``', every head on the same windows."""
-    check_settings([head.task for head in multi.heads], batch_size, slide)
-    out = prepare_output_dir(
-        out_dir, overwrite, inputs=[*paths, *(h.checkpoint for h in multi.heads)]
-    )
+    """``predict_files`` into ``out``, a folder the output policy has already accepted (created
+    here). ``summary.written``: per image, ``image`` and each kind -> its file (one model), or
+    head name -> its files (several heads). ``slide``: predict each image in overlapping windows
+    at its own scale (``slide_predict``'s window / overlap, ``{}`` for its defaults), every head
+    on the same windows, ``batch_size`` windows at a time. ``amp``: see Predictor."""
+    heads = heads_of(model)
+    check_settings([head.task for head in heads.values()], batch_size, slide)
     writers = {}
-    for name, head in zip(multi.names, multi.heads):
-        (out / name).mkdir(exist_ok=True)
+    for name, head in heads.items():
+        (out / name).mkdir(parents=True, exist_ok=True)
         writers[name] = writer_for(head, out / name, npy=npy)
-    tasks = dict(zip(multi.names, (head.task for head in multi.heads)))
-    predictor = MultiHeadPredictor(multi, amp=amp)
+    predictor = predictor_of(model, amp)
     summary, start = Summary(), time.perf_counter()
     stems = unique_stems(paths)
     with tqdm(total=len(paths), unit='img', disable=progress is False, dynamic_ncols=True) as bar:
         images = _readable(paths, summary, bar, huge=slide is not None)
         for batch in same_size_batches(images, 1 if slide is not None else batch_size):
             if slide is not None:
-                slid = predictor.slide(
-                    batch[0].bgr, batch_size=batch_size, progress=progress is not False, **slide
-                )
-                outputs = [slid]
+                windows = dict(batch_size=batch_size, progress=progress is not False, **slide)
+                outputs = [predictor.slide(batch[0].bgr, **windows)]
             else:
-                samples = predictor.predict([image.bgr for image in batch])
-                outputs = [
-                    {name: prediction_of(s[index], tasks[name]) for name, s in samples.items()}
-                    for index in range(len(batch))
-                ]
+                batch, outputs = predicted(predictor, heads, batch, summary, bar)
             for image, output in zip(batch, outputs):
-                written = dict(image=image.path)
-                for name, prediction in output.items():
-                    stem = stems[image.path]
-                    written[name] = writers[name].write(
-                        stem, image.bgr, prediction, source=image.path
-                    )
-                summary.written.append(written)
+                stem = stems[image.path]
+                files = {
+                    name: writers[name].write(stem, image.bgr, prediction, source=image.path)
+                    for name, prediction in output.items()
+                }
+                summary.written.append(dict(image=image.path, **files.get(ALONE, files)))
             bar.update(len(batch))
+    for writer in writers.values():
+        if hasattr(writer, 'close'):  # files for the whole run
+            files = writer.close()
+            summary.run_files.extend(files if isinstance(files, list) else [files])
     summary.seconds = time.perf_counter() - start
     return summary
 
 
-def predicted(predictor, batch: list, summary: Summary, bar) -> Tuple[list, list]:
-    """(the images of ``batch`` that the model's pipeline can prepare, their predictions);
-    the others go into ``summary.skipped``, named, and the run goes on."""
+def predicted(predictor, heads: Dict[str, LoadedModel], batch: list, summary: Summary, bar):
+    """(the images of ``batch`` that the input's test pipeline can prepare, per image
+    {head name: what its writer takes}); the others go into ``summary.skipped``, named, and the
+    run goes on."""
     try:
-        return batch, predictor.predict([image.bgr for image in batch])
+        samples = predictor.predict([image.bgr for image in batch])
     except BadImage as exc:
         if len(batch) == 1:
             summary.skipped.append((batch[0].path, f'{batch[0].path}: {exc}'))
             bar.update(1)
             return [], []
-    kept, samples = [], []
+    else:
+        return batch, [
+            {name: prediction_of(s[index], heads[name].task) for name, s in samples.items()}
+            for index in range(len(batch))
+        ]
+    kept, outputs = [], []
     for image in batch:
-        one, predictions = predicted(predictor, [image], summary, bar)
+        one, predictions = predicted(predictor, heads, [image], summary, bar)
         kept += one
-        samples += predictions
-    return kept, samples
+        outputs += predictions
+    return kept, outputs
 
 
 def _readable(paths, summary: Summary, bar, huge: bool = False):
@@ -233,18 +233,43 @@ def _readable(paths, summary: Summary, bar, huge: bool = False):
 
 
 def predict(
-    checkpoint, inputs: Sequence, out_dir, config=None, device: str = 'cpu', **options
+    checkpoint,
+    inputs: Sequence,
+    out_dir,
+    config=None,
+    device: str = 'cpu',
+    *,
+    check_config: bool = True,
+    input_from: Optional[int] = None,
+    overwrite: bool = False,
+    claim: Optional[Callable[[list], Path]] = None,
+    on_loaded: Optional[Callable[[Model, list], None]] = None,
+    **options,
 ) -> Summary:
-    """The whole of tools/infer.py in one call: ``load_model(checkpoint, config, device)``, the
-    images of ``inputs`` (files, folders, globs, lists), ``predict_files(..., **options)``.
-    A list of checkpoints (``config`` then a list too, or None) is several heads on one
-    backbone: ``load_heads`` and ``predict_files_heads`` (``input_from`` among ``options``)."""
-    if isinstance(checkpoint, (list, tuple)):
-        input_from = options.pop('input_from', None)
-        multi = load_heads(checkpoint, config, device, input_from=input_from)
-        return predict_files_heads(multi, find_images(inputs), out_dir, **options)
-    loaded = load_model(checkpoint, config, device)
-    return predict_files(loaded, find_images(inputs), out_dir, **options)
+    """From checkpoint to files in one call: the images of ``inputs`` (files, folders, globs,
+    lists), the output folder checked, the model loaded (``load_model``), its files written
+    (``write_predictions(..., **options)``). A list of checkpoints (``config`` then a list too,
+    or None) is several heads on one backbone (``load_heads``, with ``input_from``).
+
+    The output folder is checked once, before any model loads: by ``claim(inputs)``, which
+    returns the folder (a tool's ``claim_outputs``), else by ``checked_output_dir`` with
+    ``overwrite``. ``on_loaded(model, paths)`` runs once the model has loaded."""
+    several = isinstance(checkpoint, (list, tuple))
+    if input_from is not None and not several:
+        raise ConfigError('input_from: one model prepares its own input; give several heads')
+    paths = find_images(inputs)
+    checkpoints = list(checkpoint) if several else [checkpoint]
+    if claim is None:
+        out = checked_output_dir(out_dir, overwrite, inputs=[*paths, *checkpoints])
+    else:
+        out = claim([*paths, *checkpoints])
+    if several:
+        model = load_heads(checkpoint, config, device, input_from, check_config)
+    else:
+        model = load_model(checkpoint, config, device, check_config)
+    if on_loaded is not None:
+        on_loaded(model, paths)
+    return write_predictions(model, paths, out, **options)
 
 
 def unique_stems(paths: Sequence[Path]) -> dict:

@@ -1,8 +1,9 @@
 """A model ready to predict, from a checkpoint alone or a checkpoint and a config.
 
 The checkpoint and its config come from ``read_trained`` (checkpoints/trained.py: the saved
-config, or a given one checked against it before any weight is loaded); the weights are loaded
-strictly: a missing or mis-shaped weight is an error, never a silently random layer.
+config, or a given one checked against it before any weight is loaded); the weights go in
+through ``load_state_dict_strict`` (checkpoints/load.py), the loader of every model: a missing or
+mis-shaped weight is an error, never a silently random layer.
 """
 
 import copy
@@ -14,9 +15,9 @@ from mmengine.config import Config
 from mmengine.logging import print_log
 from mmengine.model import revert_sync_batchnorm
 from mmengine.registry import DefaultScope, init_default_scope
-from mmengine.runner import load_state_dict
 
-from vitspec.checkpoints.mismatch import FEW, MAY_MISS, check_fits
+from vitspec.checkpoints.load import load_state_dict_strict
+from vitspec.checkpoints.mismatch import FEW
 from vitspec.checkpoints.trained import read_trained
 
 SEGMENTATION, DEPTH, DETECTION = 'segmentation', 'depth', 'detection'
@@ -41,7 +42,9 @@ def load_model(
     """
     ckpt, cfg = read_trained(checkpoint, config, check_config)
     model = build_model(cfg)
-    load_weights_strictly(model, ckpt.get('state_dict', ckpt), str(checkpoint))
+    weights = {k.removeprefix('module.'): v for k, v in ckpt.get('state_dict', ckpt).items()}
+    target = f'the model of its config ({type(model).__name__})'
+    load_state_dict_strict(model, weights, str(checkpoint), few=FEW, target=target)
     model.to(device).eval()
     meta = ckpt.get('meta') or {}
     task = task_of(model, cfg.get('default_scope', 'mmseg'))
@@ -75,13 +78,6 @@ def _models_registry(scope: str):
     else:
         from mmseg.registry import MODELS
     return MODELS
-
-
-def load_weights_strictly(model: torch.nn.Module, state_dict: dict, filename: str) -> None:
-    state_dict = {k.removeprefix('module.'): v for k, v in state_dict.items()}
-    heading = f'{filename} does not fit the model of its config:'
-    check_fits(model.state_dict(), state_dict, heading, MAY_MISS, FEW)
-    load_state_dict(model, state_dict, strict=False)  # strict except num_batches_tracked
 
 
 def task_of(model: torch.nn.Module, scope: str = 'mmseg') -> str:

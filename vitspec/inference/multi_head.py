@@ -33,7 +33,7 @@ from .backbone_match import (
 )
 from .large_images import slide_predict_heads
 from .model_loading import DEPTH, SEGMENTATION, LoadedModel, _models_registry, load_model
-from .prediction import Predictor, inference_pipeline, test_pipeline_cfg, trained_mixed
+from .prediction import Predictor, inference_pipeline, prepared, test_pipeline_cfg, trained_mixed
 from .shared_backbone import BackboneView, SharedBackbone
 
 
@@ -91,14 +91,14 @@ def load_heads(
     registry = _models_registry(first.cfg.get('default_scope', 'mmseg'))
     inputs = [input_preparation(h.cfg, inference_pipeline(test_pipeline_cfg(h.cfg))) for h in heads]
     first_state = first.model.backbone.state_dict()
-    for head, prepared in zip(heads[1:], inputs[1:]):
+    for head, head_input in zip(heads[1:], inputs[1:]):
         names = (first.checkpoint, head.checkpoint)
         check_same_backbone_config(
             first.cfg.model.backbone, head.cfg.model.backbone, names, registry
         )
         check_same_backbone_weights(first_state, head.model.backbone.state_dict(), names)
         if input_from is None:
-            check_same_input(inputs[0], prepared, names)
+            check_same_input(inputs[0], head_input, names)
     shared = share_backbone(heads, registry, device)
     return MultiHeadModel(shared, heads, head_names(checkpoints), input_from or 0)
 
@@ -142,7 +142,8 @@ def share_backbone(heads: List[LoadedModel], registry, device) -> SharedBackbone
 
 class MultiHeadPredictor:
     """``predict([bgr arrays])`` -> {head name: its data samples}: the input head's pipeline
-    and data preprocessor, one backbone run per batch, each head's own prediction.
+    and data preprocessor, one backbone run per batch, each head's own prediction; BadImage for
+    an image that pipeline cannot prepare (as ``Predictor``).
 
     ``amp``: True, False, or None for autocast when every head was trained in mixed precision.
     """
@@ -170,7 +171,7 @@ class MultiHeadPredictor:
     def predict(self, images: Sequence[np.ndarray]) -> Dict[str, list]:
         source = self.multi.heads[self.multi.input_from]
         with DefaultScope.overwrite_default_scope(self.inputs.scope):
-            batch = pseudo_collate([self.inputs.pipeline(dict(img=img)) for img in images])
+            batch = pseudo_collate([prepared(self.inputs.pipeline, img) for img in images])
         outputs = {}
         with torch.no_grad(), self.inputs.precision():
             data = source.model.data_preprocessor(batch, False)

@@ -23,7 +23,8 @@ class Attention(nn.Module):
     """Multi-head self-attention over all tokens with fused SDPA (timm parameter names).
 
     ``qkv`` is built by ``qkv_layer(dim, 3 * inner, bias=qkv_bias)`` and called as
-    ``qkv(x, num_cls)``: the plain `Linear`, or a SpecializedLinear (separate CLS weights). The
+    ``qkv(x, layout)``: the plain `Linear`, or a SpecializedLinear (own weights for row groups:
+    CLS, EoMT's queries). The
     attention itself is one joint attention over [CLS, registers, patches], or, with
     ``window_size``, ViTDet's local attention within windows of the patch grid (the layout's
     ``hw``; ``window_padding`` 'masked' or 'zeros' as ViTDet, see `windowed_sdpa`).
@@ -40,8 +41,7 @@ class Attention(nn.Module):
 
     A layout's ``attn_mask`` (bool, True = may attend; EoMT's masked attention) joins the
     global attention, combined with a relative position bias if there is one; windowed
-    attention refuses it. (EoMT's query tokens take their own qkv in a subclass,
-    vitspec.models.eomt.query_block.QueryAttention.)
+    attention refuses it.
     """
 
     def __init__(
@@ -93,7 +93,7 @@ class Attention(nn.Module):
         self.register_buffer('relative_position_index', table_index(rel_pos_size), persistent=False)
 
     def _qkv(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()):
-        return self._split_heads(self.qkv(x, layout.num_cls))
+        return self._split_heads(self.qkv(x, layout))
 
     def _split_heads(self, qkv: torch.Tensor):
         """(B, N, 3 * inner) -> q, k, v, each (B, heads, N, head_dim)."""

@@ -20,10 +20,10 @@ class Block(nn.Module):
     ``attn_layer``, ``mlp_layer``: a built module, or a callable ``(dim) -> module`` (e.g. a
     partial of `Attention` / `TalkingHeadAttention` and of `Mlp` / `SwiGLU`); each is called as
     ``part(x, layout)``. ``norm_layer``, ``ls_layer``: callables ``(dim) -> module``, built twice
-    (before and after the attention); norms and LayerScales are called as ``part(x,
-    layout.num_cls)`` (`LayerNorm` or a SpecializedLayerNorm; `LayerScale` or a
-    SpecializedLayerScale, None: none). EoMT's query blocks are a subclass of their own
-    (vitspec.models.eomt.query_block), so this block carries nothing for them.
+    (before and after the attention); norms and LayerScales are called as ``part(x, layout)``
+    (`LayerNorm` or a SpecializedLayerNorm; `LayerScale` or a SpecializedLayerScale, None:
+    none). A specialized part gives the row groups of the layout it serves (CLS, EoMT's
+    queries) their own parameters; the block itself knows no groups.
 
     ``skip_attn`` / ``skip_mlp``: False removes that stage's skip connection, for the ablations
     of "Always Skip Attention" (2505.01996): the stage then outputs its branch alone.
@@ -62,21 +62,21 @@ class Block(nn.Module):
 
     def attention_stage(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()):
         """The tokens after the attention and its skip connection (the first half of forward)."""
-        y = self.attn(self.norm1(x, layout.num_cls), layout)
-        return self._add_branch(x, y, self.ls1, self.drop_path1, self.skip_attn, layout.num_cls)
+        y = self.attn(self.norm1(x, layout), layout)
+        return self._add_branch(x, y, self.ls1, self.drop_path1, self.skip_attn, layout)
 
     def mlp_stage(self, x: torch.Tensor, layout: TokenLayout = TokenLayout()):
         """The tokens after the MLP and its skip connection (the second half of forward)."""
-        y = self.mlp(self.norm2(x, layout.num_cls), layout)
-        return self._add_branch(x, y, self.ls2, self.drop_path2, self.skip_mlp, layout.num_cls)
+        y = self.mlp(self.norm2(x, layout), layout)
+        return self._add_branch(x, y, self.ls2, self.drop_path2, self.skip_mlp, layout)
 
     @staticmethod
-    def _add_branch(x, y, ls, drop_path, skip, num_cls):
+    def _add_branch(x, y, ls, drop_path, skip, layout):
         """The skip connection ``x + drop_path(ls(y))``; without stochastic depth, the
         LayerScale and the sum as one step (`add_to`: a specialized one then adds no kernel)."""
         if skip and isinstance(drop_path, nn.Identity):
-            return ls.add_to(x, y, num_cls)
-        y = drop_path(ls(y, num_cls))
+            return ls.add_to(x, y, layout)
+        y = drop_path(ls(y, layout))
         return x + y if skip else y
 
     def extra_repr(self) -> str:

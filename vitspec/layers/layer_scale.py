@@ -12,16 +12,16 @@ from torch import nn
 
 
 class LayerScale(TimmLayerScale):
-    """timm's LayerScale (``x * gamma``, the same parameter); ``num_cls`` is unused (all tokens
+    """timm's LayerScale (``x * gamma``, the same parameter); ``layout`` is unused (all tokens
     share gamma), accepted so that a block calls every LayerScale alike."""
 
     def __init__(self, dim: int, init_value: float = 1e-5):
         super().__init__(dim, init_values=init_value)
 
-    def forward(self, x: torch.Tensor, num_cls: int = 0) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, layout=None) -> torch.Tensor:
         return super().forward(x)
 
-    def add_to(self, residual: torch.Tensor, x: torch.Tensor, num_cls: int = 0) -> torch.Tensor:
+    def add_to(self, residual: torch.Tensor, x: torch.Tensor, layout=None) -> torch.Tensor:
         """``residual + self(x)``, timm's two ops (a block's skip connection)."""
         return residual + self(x)
 
@@ -29,8 +29,8 @@ class LayerScale(TimmLayerScale):
 class NoLayerScale(nn.Module):
     """A block without LayerScale (timm's Identity in its place)."""
 
-    def forward(self, x: torch.Tensor, num_cls: int = 0) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, layout=None) -> torch.Tensor:
         return x
 
-    def add_to(self, residual: torch.Tensor, x: torch.Tensor, num_cls: int = 0) -> torch.Tensor:
+    def add_to(self, residual: torch.Tensor, x: torch.Tensor, layout=None) -> torch.Tensor:
         return residual + x

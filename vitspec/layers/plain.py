@@ -1,5 +1,5 @@
 """The plain counterparts of the specialized layers: torch's LayerNorm and Linear, called like
-them (``forward(x, num_cls)``) so that a block calls every part the same way. ``num_cls`` is
+them (``forward(x, layout)``) so that a block calls every part the same way. ``layout`` is
 unused: every token shares the one set of parameters."""
 
 import torch
@@ -12,12 +12,12 @@ class LayerNorm(nn.LayerNorm):
     def __init__(self, dim: int, eps: float = 1e-6):
         super().__init__(dim, eps=eps)
 
-    def forward(self, x: torch.Tensor, num_cls: int = 0) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, layout=None) -> torch.Tensor:
         return super().forward(x)
 
 
 class Linear(nn.Linear):
     """nn.Linear."""
 
-    def forward(self, x: torch.Tensor, num_cls: int = 0) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, layout=None) -> torch.Tensor:
         return super().forward(x)

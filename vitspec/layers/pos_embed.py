@@ -4,6 +4,8 @@ from timm.layers import resample_abs_pos_embed
 
 from vitspec.errors import ConfigError
 
+from .dinov2_resize import resample_dinov2_by_matrices
+
 POS_EMBED_MODES = ('timm', 'dinov2', 'vitdet')
 
 
@@ -20,6 +22,10 @@ def resample_pos_embed(
     F.interpolate to the grid's size, bicubic, align_corners=False) (PyTorch's antialiased bicubic
     uses another kernel, so this differs from 'timm' even when upsampling). They differ at every
     size but the native one.
+
+    Under torch.compile the 'timm' mode, and while exporting (``torch.compiler.is_exporting()``:
+    torch.export and the dynamo ONNX exporter) the 'dinov2' mode, take forms whose size follows
+    a symbolic input (products with resize matrices).
     """
     new_hw, old_hw = tuple(new_hw), tuple(old_hw)
     if new_hw == old_hw:
@@ -30,6 +36,8 @@ def resample_pos_embed(
         return resample_abs_pos_embed(
             pos_embed, list(new_hw), list(old_hw), num_prefix_tokens=num_prefix, antialias=True
         )
+    if mode == 'dinov2' and torch.compiler.is_exporting():
+        return resample_dinov2_by_matrices(pos_embed, new_hw, old_hw, num_prefix)
     if mode not in POS_EMBED_MODES:
         raise ConfigError(f'pos_embed_interp must be one of {POS_EMBED_MODES}, got {mode!r}')
     prefix, grid = pos_embed[:, :num_prefix], pos_embed[:, num_prefix:]

@@ -30,14 +30,33 @@ def rel_pos_lookup(q_size: int, k_size: int, rel_pos: torch.Tensor) -> torch.Ten
     return rel_pos[offsets.long()]
 
 
+def rel_pos_lookup_same_axis(size, rel_pos: torch.Tensor) -> torch.Tensor:
+    """`rel_pos_lookup` (size, size, rel_pos) in a form whose size follows a symbolic input, for
+    export: `rel_pos_lookup` stretches an axis by ``max(k_size / q_size, 1.0)``, a symbolic
+    float the ONNX translation cannot multiply a tensor by (torch 2.14.1: "float() argument
+    must be ... not 'SymbolicTensor'" in aten.mul.Scalar), and resamples the table only when
+    its length differs from the grid's, a guard on the traced size. One axis against itself
+    needs no stretch: the offsets are integers, and the table is always resampled to
+    2 * size - 1 (linear, half-pixel: the identity at its own length)."""
+    resized = F.interpolate(rel_pos.t()[None], size=2 * size - 1, mode='linear')[0].t()
+    positions = torch.arange(size, device=rel_pos.device)
+    return resized[positions[:, None] - positions[None, :] + (size - 1)]
+
+
+def _axis_lookup(size, rel_pos: torch.Tensor) -> torch.Tensor:
+    if torch.compiler.is_exporting():
+        return rel_pos_lookup_same_axis(size, rel_pos)
+    return rel_pos_lookup(size, size, rel_pos)
+
+
 def decomposed_rel_pos_bias(
     q: torch.Tensor, rel_pos_h: torch.Tensor, rel_pos_w: torch.Tensor, hw: Tuple[int, int]
 ) -> torch.Tensor:
     """Bias (..., h*w, h*w) for queries ``q`` (..., h*w, C) laid out row-major on an h x w grid."""
     h, w = hw
     r_q = q.reshape(*q.shape[:-2], h, w, q.shape[-1])
-    Rh = rel_pos_lookup(h, h, rel_pos_h).to(q.dtype)
-    Rw = rel_pos_lookup(w, w, rel_pos_w).to(q.dtype)
+    Rh = _axis_lookup(h, rel_pos_h).to(q.dtype)
+    Rw = _axis_lookup(w, rel_pos_w).to(q.dtype)
     rel_h = torch.einsum('...hwc,hkc->...hwk', r_q, Rh)
     rel_w = torch.einsum('...hwc,wkc->...hwk', r_q, Rw)
     bias = rel_h[..., :, None] + rel_w[..., None, :]  # (..., h, w, kh, kw)

@@ -4,6 +4,7 @@ from torch import nn
 from vitspec.errors import ConfigError, InputShapeError
 
 from .dct import dct, idct
+from .dct_matrix import dct_matrix
 
 TOKEN_GRAYING_MODES = ('dct', 'svd')
 
@@ -57,6 +58,15 @@ def dct_graying(x: torch.Tensor, eps: float) -> torch.Tensor:
     return idct(idct(c, -2), -1)
 
 
+def dct_graying_by_matrices(x: torch.Tensor, eps: float) -> torch.Tensor:
+    """`dct_graying` by DCT matrices built from the token count (`dct_matrix`), for export: no
+    complex tensors, no plan cached per length."""
+    rows = dct_matrix(x.shape[-2], x.device)
+    cols = dct_matrix(x.shape[-1], x.device)
+    c = gray_coefficients(rows @ x @ cols.T, eps)
+    return rows.T @ c @ cols
+
+
 class TokenGraying(nn.Module):
     """Token Graying ("Always Skip Attention", arXiv 2505.01996) on the image, before patch
     embedding.
@@ -83,7 +93,9 @@ class TokenGraying(nn.Module):
     mixes along the patch axis and spreads some energy into them.
 
     Parameter-free and deterministic, applied identically at train and test time, computed per
-    image in float32 (also under autocast) and returned in the input dtype.
+    image in float32 (also under autocast) and returned in the input dtype. While exporting
+    (``torch.compiler.is_exporting()``), 'dct' takes its DCTs by matrices
+    (`dct_graying_by_matrices`).
     """
 
     def __init__(self, patch_size: int, mode: str = 'dct', *, eps: float):
@@ -106,6 +118,9 @@ class TokenGraying(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if self.eps == 1.0:
             return x
+        if self.mode == 'dct' and torch.compiler.is_exporting():
+            tokens = dct_graying_by_matrices(patchify(x.float(), self.patch_size), self.eps)
+            return unpatchify(tokens, self.patch_size, x.shape).to(x.dtype)
         transform = svd_graying if self.mode == 'svd' else dct_graying
         with torch.autocast(device_type=x.device.type, enabled=False):
             tokens = patchify(x.float(), self.patch_size)

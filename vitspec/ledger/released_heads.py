@@ -1,7 +1,8 @@
 """Released trained heads (configs/<dataset>/released_heads.yaml): ledger rows whose published
 head can be evaluated without training. Each entry names its row, the released file's URL, the
-key layout (vitspec.checkpoints.head_formats) and the source of the URL; docs/reproduce.md gets
-the two commands per row (convert, test) and the number the test should print."""
+key layout (vitspec.checkpoints.layouts.head_formats) and the source of the URL;
+docs/reproduce.md gets the two commands per row (convert, test) and the number the test should
+print."""
 
 from pathlib import Path, PurePosixPath
 

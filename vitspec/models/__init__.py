@@ -1,4 +1,14 @@
-from . import eomt, heads, losses, necks, plain_detr, segmentors, vit_adapter  # noqa: F401
+from . import (  # noqa: F401
+    eomt,
+    heads,
+    losses,
+    necks,
+    plain_detr,
+    probe_grid,
+    segmentors,
+    shared_backbone,
+    vit_adapter,
+)
 from .backbones import SpecViT
 
 __all__ = ['SpecViT']

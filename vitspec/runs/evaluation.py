@@ -1,8 +1,29 @@
-"""What tools/test.py does to a config and a Runner: prediction pictures, test-time augmentation,
-strict checkpoint loading, and the metrics it prints."""
+"""What tools/test.py does to a config and a Runner: the checkpoint to test, prediction pictures,
+test-time augmentation, and the metrics it prints."""
 
-from vitspec.engine.checkpointing.strict_load import load_checkpoint_strict
-from vitspec.fileio import using_safe_io
+from mmengine.registry import RUNNERS
+
+from vitspec.engine.checked_runner import CheckedRunner
+from vitspec.errors import ConfigError
+
+
+def set_test_checkpoint(cfg, checkpoint: str) -> None:
+    """``checkpoint`` as the config's ``load_from``, as mmseg's tools/test.py names it: the Runner
+    loads it in ``runner.test()``. Strictly, whatever the config says: a test of half-loaded
+    weights would print a wrong metric. So the Runner is a CheckedRunner (named here when the
+    config names none), the load is never partial (``load_from_strict``) and never a resume."""
+    runner_type = cfg.get('runner_type', CheckedRunner.__name__)
+    runner_class = RUNNERS.get(runner_type) if isinstance(runner_type, str) else runner_type
+    if not (isinstance(runner_class, type) and issubclass(runner_class, CheckedRunner)):
+        raise ConfigError(
+            f'runner_type {runner_type!r} is no CheckedRunner: the checkpoint to test would '
+            'be loaded without refusing one of another model; leave runner_type out or name '
+            'CheckedRunner'
+        )
+    cfg.runner_type = runner_type
+    cfg.load_from = checkpoint
+    cfg.resume = False
+    cfg.pop('load_from_strict', None)
 
 
 def enable_show_dir(cfg, show_dir):
@@ -27,13 +48,6 @@ def enable_tta(cfg):
     cfg.test_dataloader.dataset.pipeline = cfg.tta_pipeline
     cfg.tta_model.module = cfg.model
     cfg.model = cfg.tta_model
-
-
-def load_strict(runner, checkpoint: str) -> dict:
-    """A checkpoint of another model is an error here, whatever the config's runner_type: a test
-    of half-loaded weights would print a wrong metric. Returns the checkpoint."""
-    with using_safe_io():  # before runner.test(), so before SafeIOHook's before_run
-        return load_checkpoint_strict(runner, checkpoint)
 
 
 def scalar_metrics(metrics: dict) -> dict:

@@ -1,9 +1,11 @@
 # Pascal VOC 2012 (SBD augmented train set) in DINOv3's linear-probe choices for a patch-14
 # backbone: DINOv3 (arXiv 2508.10104) evaluates every Table 3 segmentation probe "with input
-# resolution adapted to 1024 patch tokens", 448x448 for patch size 14. voc12aug_dinov3_512x512.py
-# has one resolution, 512 (short side, crop and window, as DINOv3's ADE20K config): every 512
-# becomes 448. The stride (298: 2/3 of the window, floored, as 341 of 512) is ours.
-_base_ = ['./voc12aug_dinov3_512x512.py']
+# resolution adapted to 1024 patch tokens", 448x448 for patch size 14. The transforms of
+# voc12aug_dinov3_512x512.py (its PhotoMetricDistortion hue, read there) at one resolution, 448
+# where that file has 512 (short side, crop and window, as DINOv3's ADE20K config). It inherits
+# voc12aug_512x512.py, not the 512 DINOv3 file, to keep the configs that use it within 4 levels
+# of _base_. The stride (298: 2/3 of the window, floored, as 341 of 512) is ours.
+_base_ = ['./voc12aug_512x512.py']
 crop_size = (448, 448)
 scale = (2048, 448)
 data_preprocessor = dict(_base_.data_preprocessor, size=crop_size)
@@ -13,6 +15,8 @@ train_pipeline = [
     if step['type'] == 'RandomResize'
     else dict(step, crop_size=crop_size)
     if step['type'] == 'RandomCrop'
+    else dict(step, hue_delta=90)
+    if step['type'] == 'PhotoMetricDistortion'
     else step
     for step in _base_.train_pipeline
 ]

@@ -4,7 +4,7 @@
 # original_dinov2_vitb14_ade20k_linear_config.py, a verbatim dump), the data pipeline is
 # mmseg's Cityscapes one; every Cityscapes-specific value is "not found" in the ledger.
 # Leaves set the backbone, its taps, final norm and frozen stages, and the head's in_channels;
-# the linear4-ms leaves are their linear siblings with the last 4 taps.
+# the linear4-ms leaves take the last 4 taps and always test multi-scale (test_with_tta).
 _base_ = [
     '../models/linear_bnhead.py',
     '../datasets/cityscapes_512x1024.py',

@@ -1,5 +1,5 @@
-"""load_from and resume are as strict as tools/test.py: a checkpoint of another model is an error
-naming the file and the keys, not a run with half of its weights left random."""
+"""load_from, resume and tools/test.py's checkpoint are loaded strictly: a checkpoint of another
+model is an error naming the file and the keys, not a run with half of its weights left random."""
 
 import pytest
 import torch
@@ -8,7 +8,7 @@ from mmengine.config import Config
 from tests.utils import ROOT, make_demo_data
 from vitspec.checkpoints.mismatch import Mismatch, describe_mismatch
 from vitspec.errors import CheckpointError
-from vitspec.runs.evaluation import enable_tta, load_strict
+from vitspec.runs.evaluation import enable_tta
 from vitspec.runs.runner import build_runner
 
 CONFIG = ROOT / 'configs/demo/fcn_specvit-tiny-p8_2xb4-500it_demo-ade20k-128x128.py'
@@ -81,21 +81,21 @@ def test_load_from_of_the_same_model_loads(demo_root, narrow_checkpoint, tmp_pat
     assert all(torch.equal(saved[k], own[k]) for k in saved)
 
 
-def test_test_tool_loader_loads_into_a_tta_model(demo_root, narrow_checkpoint, tmp_path):
+def test_strict_load_loads_into_a_tta_model(demo_root, narrow_checkpoint, tmp_path):
     cfg = tiny_config(demo_root, tmp_path / 'tta')
     enable_tta(cfg)
     runner = build_runner(cfg)
-    load_strict(runner, str(narrow_checkpoint))
+    runner.load_checkpoint(str(narrow_checkpoint))
     saved = torch.load(narrow_checkpoint, weights_only=False)['state_dict']
     own = runner.model.module.state_dict()
     assert all(torch.equal(saved[k], own[k]) for k in saved)
 
 
-def test_test_tool_loader_names_missing_blocks(demo_root, narrow_checkpoint, tmp_path):
+def test_strict_load_names_missing_blocks(demo_root, narrow_checkpoint, tmp_path):
     cfg = tiny_config(demo_root, tmp_path / 'deep')
     cfg.model.backbone.update(num_layers=4, out_indices=[3])
     with pytest.raises(CheckpointError) as info:
-        load_strict(build_runner(cfg), str(narrow_checkpoint))
+        build_runner(cfg).load_checkpoint(str(narrow_checkpoint))
     assert 'missing keys (24): backbone.blocks.2.* (12), backbone.blocks.3.* (12)' in str(
         info.value
     )

@@ -39,5 +39,9 @@ def test_detection_training_set_without_a_usable_box_stops(tmp_path, monkeypatch
 def test_detection_training_set_with_one_box_trains(tmp_path, monkeypatch):
     monkeypatch.setattr(checked_coco, 'print_log', lambda msg, **kw: None)
     write_coco(tmp_path, {'a.jpg': [[10, 10, 0, 40]], 'b.jpg': [[5, 5, 10, 20]]})
-    runner = SimpleNamespace(train_dataloader=SimpleNamespace(dataset=build_dataset(tmp_path)))
-    EmptyDatasetCheckHook().before_train(runner)
+    dataset = build_dataset(tmp_path)
+    boxes = [i['bbox'] for k in range(len(dataset)) for i in dataset.get_data_info(k)['instances']]
+    assert boxes == [[5, 5, 15, 25]]  # b.jpg's box (x1, y1, x2, y2): the one to learn from
+    EmptyDatasetCheckHook().before_train(
+        SimpleNamespace(train_dataloader=SimpleNamespace(dataset=dataset))
+    )

@@ -73,6 +73,11 @@ def run_batches(hook, runner, batches):
         hook.before_train_iter(runner, i, batch)
 
 
+def judged(hook):
+    """(batches checked, valid target pixels counted in them) of the hook's last run."""
+    return hook._seen, hook._valid
+
+
 IGNORED = np.full((4, 4), 255)
 
 
@@ -94,7 +99,9 @@ def test_one_labelled_pixel_is_enough():
     labelled[0, 0] = 1
     hook, runner = TargetsCheckHook(num_batches=3), runner_for(seg_model())
     run_batches(hook, runner, [seg_batch([IGNORED]), seg_batch([labelled]), seg_batch([IGNORED])])
+    assert judged(hook) == (3, 1)
     run_batches(hook, runner, [seg_batch([labelled])] * 5)  # a second run: counts afresh
+    assert judged(hook) == (3, 3)
 
 
 def test_a_run_shorter_than_the_checked_batches_is_judged_at_its_end():
@@ -108,6 +115,7 @@ def test_only_the_first_batches_are_checked():
     labelled = np.ones((4, 4))
     run_batches(hook, runner, [seg_batch([labelled])] * 2 + [seg_batch([IGNORED])] * 5)
     hook.before_train_iter(runner, 8, seg_batch([np.full((4, 4), 99)]))  # past the checks
+    assert judged(hook) == (2, 32)  # the two labelled batches' 16 pixels each, nothing after
 
 
 def test_label_beyond_the_decode_head_classes_is_named():
@@ -164,12 +172,14 @@ def test_depth_with_valid_pixels_passes():
     depth[1, 1] = 2.5
     hook, runner = TargetsCheckHook(num_batches=2), runner_for(depth_model())
     run_batches(hook, runner, [depth_batch([depth])] * 2)
+    assert judged(hook) == (2, 2)
 
 
 def test_detection_batches_are_not_judged():
     hook, runner = TargetsCheckHook(num_batches=1), runner_for(SimpleNamespace())
     hook.before_train(runner)
     hook.before_train_iter(runner, 0, dict(inputs=[], data_samples=[DetDataSample()]))
+    assert judged(hook) == (1, 0) and hook._images == []  # no image judged: none to name
 
 
 def first_config(folder):

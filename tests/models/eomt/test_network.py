@@ -3,9 +3,9 @@ import torch
 
 from tests.models.toy_techniques import TECHNIQUES, TOY, build
 from vitspec.layers import TokenLayout
+from vitspec.layers.specialized import row_group_of, shared_key
 from vitspec.models import SpecViT
 from vitspec.models.eomt.network import EoMTNetwork
-from vitspec.models.eomt.query_block import is_query_key, query_shared_key
 
 COMPOSING = [
     t
@@ -14,6 +14,10 @@ COMPOSING = [
 ]
 # ViTDet windows in the blocks before the queries, a global query block with its rel-pos bias
 WINDOWED = dict(window_size=2, global_attn_indexes=(1, 2), rel_pos_bias='decomposed')
+
+
+def is_query_key(key):
+    return row_group_of(key) == 'query'
 
 
 def network(technique='plain', num_blocks=1, **kw):
@@ -39,7 +43,7 @@ def test_every_composing_technique_trains_with_query_specialization(technique, m
     assert all(m.shape == (2, 4, 8, 10) for m in masks)  # patch 8: one 2x upscale of 4 x 5
     assert all(c.shape == (2, 4, 4) for c in classes)
     sum(m.float().mean() + c.float().mean() for m, c in zip(masks, classes)).backward()
-    qkv = net.backbone.blocks[-1].attn.query_qkv.weight.grad
+    qkv = net.backbone.blocks[-1].attn.qkv.query_weight.grad
     assert qkv is not None and torch.isfinite(qkv).all() and qkv.abs().sum() > 0
     assert net.query_embed.weight.grad.abs().sum() > 0
 
@@ -99,7 +103,7 @@ def test_query_copies_start_as_the_shared_parts():
     query_keys = [k for k in sd if is_query_key(k)]
     assert len(query_keys) == 2 * (4 + 2 + 2)  # per block: norm1/2 (w, b), qkv (w, b), ls1/2
     for key in query_keys:
-        torch.testing.assert_close(sd[key], sd[query_shared_key(key)])
+        torch.testing.assert_close(sd[key], sd[shared_key(key)])
 
 
 def test_a_checkpoint_without_query_copies_fills_them_from_the_shared_parts():
@@ -113,6 +117,53 @@ def test_a_checkpoint_without_query_copies_fills_them_from_the_shared_parts():
         (a, b), (c, d) = plain.eval()(img), spec.eval()(img)
     for x, y in zip(a + b, c + d):
         torch.testing.assert_close(x, y)
+
+
+def test_query_copies_under_their_former_names_load():
+    """Query copies saved as sibling modules (``blocks.N.query_norm1.weight``, ...) load onto the
+    query rows of the specialized layers."""
+    spec = network('specialized', num_blocks=2, query_specialize=True)
+    with torch.no_grad():
+        for name, p in spec.named_parameters():
+            p.add_(0.01 * torch.randn_like(p))
+    former = {}
+    for key, value in spec.state_dict().items():
+        prefix, _, name = key.rpartition('.')
+        if row_group_of(key) == 'query':
+            part_prefix, _, part = prefix.rpartition('.')
+            key = f'{part_prefix}.query_{part}.{name.removeprefix("query_")}'
+        former[key] = value
+    assert 'backbone.blocks.2.query_norm1.weight' in former
+    assert 'backbone.blocks.2.attn.query_qkv.bias' in former
+    filtered = spec.filter_checkpoint(former)
+    assert filtered.filled == []
+    own = spec.state_dict()
+    assert filtered.state_dict.keys() == own.keys()
+    for key, value in filtered.state_dict.items():
+        assert torch.equal(value, own[key]), key
+
+
+def test_query_rows_are_a_row_group_of_the_specialized_layers():
+    """One mechanism: a query block is a plain Block whose parts serve the query rows."""
+    net = network('specialized', num_blocks=2, query_specialize=True)
+    owners = {
+        name.rpartition('.')[0]
+        for name, _ in net.named_parameters()
+        if row_group_of(name) == 'query'
+    }
+    modules = dict(net.named_modules())
+    assert owners == {
+        f'backbone.blocks.{i}.{part}'
+        for i in (1, 2)
+        for part in ('norm1', 'norm2', 'ls1', 'ls2', 'attn.qkv')
+    }
+    assert all(modules[o].groups == ('cls', 'query') for o in owners)
+    assert {type(b).__name__ for b in net.backbone.blocks} == {'Block'}
+    assert [
+        n
+        for n, _ in net.named_parameters()
+        if 'query' in n and n not in {f'{o}.{p}' for o in owners for p in modules[o]._parameters}
+    ] == ['query_embed.weight']
 
 
 @pytest.mark.parametrize(

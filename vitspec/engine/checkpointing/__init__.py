@@ -1,7 +1,9 @@
-"""Checkpoints during a run: strict loading, the checkpoint a resume continues from, no saved
-checkpoint with non-finite weights, and the Runner fields that record what was loaded. The
-SafeIOHook (hooks/safe_io.py) applies the last check at every save; the CheckedRunner
-(runner.py) the others."""
+"""Checkpoints during a run: a Runner's checkpoint loaded strictly (through
+``vitspec.checkpoints.load.load_state_dict_strict``, the loader of every model), the checkpoint a
+resume continues from, no saved checkpoint with non-finite weights, and mmengine's private Runner
+fields (``runner_fields.py``, the one module that reads or writes them). The SafeIOHook
+(hooks/safe_io.py) applies the finite-weights check at every save; the CheckedRunner
+(checked_runner.py) the others."""
 
 from .finite_weights import check_finite_weights
 from .resume import checkpoint_to_resume

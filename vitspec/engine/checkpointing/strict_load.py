@@ -1,9 +1,12 @@
-"""Loading a checkpoint into a Runner's model strictly: ``load_from``, ``--resume`` and
-tools/test.py refuse a checkpoint that does not fit the model, naming the file and the keys.
+"""A Runner's checkpoint into its model, strictly: ``load_from`` and ``--resume`` (and
+tools/test.py, which names its checkpoint as ``load_from``) refuse a checkpoint that does not
+fit the model, naming the file and the keys.
 
 mmengine's ``Runner.load_checkpoint`` loads with ``strict=False``: a checkpoint of another size
 leaves the mismatched weights at their random init and only prints the keys, and a resume then
-fails later on the optimizer's parameter groups without naming the file.
+fails later on the optimizer's parameter groups without naming the file. Here the file is read
+as mmengine reads it (its ``CheckpointLoader``, through vitspec's safe loader), and the weights
+go in through ``load_state_dict_strict`` (checkpoints/load.py), the loader of every model.
 """
 
 import os.path as osp
@@ -11,10 +14,12 @@ import re
 from collections import OrderedDict
 
 from mmengine.model import BaseTTAModel, is_model_wrapper
-from mmengine.runner import CheckpointLoader, load_state_dict
+from mmengine.runner import CheckpointLoader
 
-from vitspec.checkpoints.mismatch import FEW, MAY_MISS, check_fits
+from vitspec.checkpoints.load import load_state_dict_strict
+from vitspec.checkpoints.mismatch import FEW
 from vitspec.errors import CheckpointError
+from vitspec.fileio import using_safe_io
 
 from .runner_fields import is_resuming, record_loaded
 
@@ -26,7 +31,8 @@ def load_checkpoint_strict(runner, filename, map_location='cpu', revise_keys=MOD
     the counts of missing / unexpected / mis-shaped keys and a few of them by name."""
     if osp.isdir(filename):
         raise CheckpointError(folder_message(filename, resuming=is_resuming(runner)))
-    checkpoint = CheckpointLoader.load_checkpoint(filename, map_location=map_location)
+    with using_safe_io():  # whether or not the config's SafeIOHook has installed it yet
+        checkpoint = CheckpointLoader.load_checkpoint(filename, map_location=map_location)
     if not isinstance(checkpoint, dict):
         raise CheckpointError(f'{filename} holds no checkpoint dict')
     runner.call_hook('after_load_checkpoint', checkpoint=checkpoint)
@@ -39,9 +45,8 @@ def load_checkpoint_strict(runner, filename, map_location='cpu', revise_keys=MOD
         revised = ((re.sub(pattern, replacement, k), v) for k, v in state_dict.items())
         state_dict = OrderedDict(revised)
     state_dict._metadata = metadata
-    heading = f'{filename} does not fit the model of this config ({type(model).__name__}):'
-    check_fits(model.state_dict(), state_dict, heading, MAY_MISS, FEW)
-    load_state_dict(model, state_dict, strict=True)
+    target = f'the model of this config ({type(model).__name__})'
+    load_state_dict_strict(model, state_dict, str(filename), few=FEW, target=target)
     record_loaded(runner)
     runner.logger.info(f'Load checkpoint from {filename} (strict)')
     return checkpoint

@@ -1,5 +1,7 @@
 """The hooks a run calls (checks, reports, training behaviours); importing this package registers
-them in mmengine's HOOKS."""
+them in mmengine's HOOKS (MmcvCudaOpsCheckHook's code lives with mmcv's ops, vitspec.mmcv_ops)."""
+
+from vitspec.mmcv_ops.device_check import MmcvCudaOpsCheckHook
 
 from .computable_metrics import ComputableMetricsHook
 from .dataset_report import DatasetReportHook
@@ -7,7 +9,7 @@ from .empty_dataset_check import EmptyDatasetCheckHook
 from .eval_progress_bar import EvalProgressBarHook
 from .iteration_seed import IterationSeedHook
 from .linear_probe import LinearProbeHook
-from .mmcv_ops_check import MmcvCudaOpsCheckHook
+from .probe_grid_selection import ProbeGridSelectionHook
 from .safe_io import SafeIOHook
 from .stored_order_visualization import (
     StoredOrderDetVisualizationHook,
@@ -24,6 +26,7 @@ __all__ = [
     'IterationSeedHook',
     'LinearProbeHook',
     'MmcvCudaOpsCheckHook',
+    'ProbeGridSelectionHook',
     'SafeIOHook',
     'StoredOrderDetVisualizationHook',
     'StoredOrderSegVisualizationHook',

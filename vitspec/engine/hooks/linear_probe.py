@@ -6,6 +6,7 @@ from mmengine.registry import HOOKS
 from torch import nn
 
 from vitspec.errors import BackboneNotFrozenError
+from vitspec.models.probe_grid import ProbeGrid, reinitialize, trained_parts
 
 
 @HOOKS.register_module()
@@ -34,6 +35,10 @@ class LinearProbeHook(Hook):
         return getattr(model, self.backbone)
 
     def before_train(self, runner) -> None:
+        self._check_frozen(runner)
+        self._initialize_head(runner)
+
+    def _check_frozen(self, runner) -> None:
         backbone = self._backbone(runner)
         trainable = [n for n, p in backbone.named_parameters() if p.requires_grad]
         if trainable:
@@ -53,6 +58,18 @@ class LinearProbeHook(Hook):
             raise BackboneNotFrozenError(
                 f'linear probe: the optimizer holds {len(optimized)} backbone parameters'
             )
+
+    def _initialize_head(self, runner) -> None:
+        """A fresh probe's head is initialized from the run's seed alone (random_draws.py), so
+        that it starts where the same head of a probe grid starts; a resumed run, or one that
+        loads a checkpoint, keeps the head it loaded."""
+        if runner.iter > 0 or runner.cfg.get('load_from') or runner.cfg.get('resume'):
+            return
+        model = runner.model.module if is_model_wrapper(runner.model) else runner.model
+        if isinstance(model, ProbeGrid):
+            model.reinitialize_heads(runner.seed)
+        else:
+            reinitialize(trained_parts(model), runner.seed)
 
     def before_train_iter(self, runner, batch_idx: int, data_batch=None) -> None:
         backbone = self._backbone(runner)

@@ -19,6 +19,7 @@ from mmseg.models.segmentors import DepthEstimator
 
 from vitspec.errors import ConfigError, DataFileError
 from vitspec.models.detector_classes import detector_classes
+from vitspec.models.probe_grid import ProbeGrid
 
 MAX_NAMED = 8
 
@@ -79,6 +80,8 @@ class TargetsCheckHook(Hook):
         if self._seen >= self._to_check or not data_batch:
             return
         model = _unwrap(runner.model)
+        if isinstance(model, ProbeGrid):  # its heads' settings change no class or depth range
+            model = model.first_probe
         for sample in data_batch.get('data_samples') or []:
             image = sample.metainfo.get('img_path', '<unnamed image>')
             if isinstance(model, BaseDetector):  # its gt_sem_seg (panoptic stuff) is mmdet's

@@ -6,10 +6,12 @@ from .finite_loss import FiniteLossOptimWrapper
 from .finite_loss_amp import FiniteLossAmpOptimWrapper
 from .layer_decay import LayerDecayOptimWrapperConstructor
 from .no_decay import no_decay_parameters
+from .probe_grid_constructor import ProbeGridOptimWrapperConstructor
 
 __all__ = [
     'FiniteLossAmpOptimWrapper',
     'FiniteLossOptimWrapper',
     'LayerDecayOptimWrapperConstructor',
     'no_decay_parameters',
+    'ProbeGridOptimWrapperConstructor',
 ]

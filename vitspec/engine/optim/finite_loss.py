@@ -3,7 +3,7 @@
 import math
 
 import torch
-from mmengine.dist import all_reduce
+from mmengine.dist import all_reduce, get_world_size
 from mmengine.logging import print_log
 from mmengine.optim import OptimWrapper
 from mmengine.registry import OPTIM_WRAPPERS
@@ -51,6 +51,28 @@ class FiniteLossMixin:
         self._nonfinite_step(f'non-finite loss ({loss.item()})')
         self.zero_grad(**(zero_kwargs or {}))
 
+    def update_params_in_turn(self, named_losses) -> None:
+        """The step ``update_params`` would take from the sum of several losses over disjoint
+        parameters (the heads of a probe grid), with each loss's backward run before the next
+        loss is computed, so that their graphs never coexist. ``named_losses`` yields
+        ``(name, loss)``; a non-finite one is handled as a non-finite loss, naming its head."""
+        nonfinite = []
+        for name, loss in named_losses:
+            if not torch.isfinite(loss.detach()).all():
+                nonfinite.append(name)
+                continue
+            loss = self.scale_loss(loss)
+            scaler = self._active_grad_scaler()
+            (loss if scaler is None else scaler.scale(loss)).backward()
+        self._inner_count += 1  # one backward of the sum, as update_params counts it
+        average_gradients(self.optimizer)  # what DDP does during a backward
+        if not all_ranks_finite(torch.tensor(float('nan') if nonfinite else 0.0)):
+            self._nonfinite_step(f'non-finite loss of {", ".join(nonfinite) or "a head"}')
+            self.zero_grad()
+        elif self.should_update():
+            self.step()
+            self.zero_grad()
+
     def step(self, **kwargs) -> None:
         """OptimWrapper.step (AmpOptimWrapper.step under loss scaling) after the gradient check;
         ``update_params`` zeroes the gradients of a skipped step as of any other."""
@@ -93,6 +115,15 @@ def all_ranks_finite(value: torch.Tensor) -> bool:
     finite = torch.isfinite(value).all().float().reshape(1)
     all_reduce(finite, op='min')
     return finite.item() == 1
+
+
+def average_gradients(optimizer) -> None:
+    """Each gradient averaged over the ranks (nothing to do in a single process)."""
+    if get_world_size() > 1:
+        for group in optimizer.param_groups:
+            for param in group['params']:
+                if param.grad is not None:
+                    all_reduce(param.grad, op='mean')
 
 
 def max_abs_gradient(optimizer) -> torch.Tensor:

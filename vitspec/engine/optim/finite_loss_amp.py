@@ -8,8 +8,8 @@ from mmengine.optim import AmpOptimWrapper, OptimWrapper
 from mmengine.registry import OPTIM_WRAPPERS
 
 from vitspec.errors import ConfigError
+from vitspec.mmcv_ops.autocast import run_mmcv_ops_in_float32
 
-from ..mmcv_ops.autocast import run_mmcv_ops_in_float32
 from .finite_loss import FiniteLossMixin
 
 # What an AMP switch (tools/train.py --amp) turns each wrapper into; AMP wrappers stay.
@@ -47,8 +47,8 @@ class AnyDeviceAmpOptimWrapper(AmpOptimWrapper):
     says otherwise, mmengine's CUDA default) and torch's grad scaler for that device. mmengine's
     own refuses a machine without an accelerator; this one runs the same lines on CUDA and on the
     CPU, so a CPU test executes the GPU path. mmcv's ops whose kernels refuse the autocast dtype
-    run in float32 (mmcv_ops/autocast.py: NMS and RoIAlign on the CPU, deformable attention in
-    bfloat16 on CUDA)."""
+    run in float32 (vitspec/mmcv_ops/autocast.py: NMS and RoIAlign on the CPU, deformable
+    attention in bfloat16 on CUDA)."""
 
     def __init__(
         self, loss_scale='dynamic', dtype=None, use_fsdp: bool = False, device=None, **kwargs

@@ -8,17 +8,18 @@ from torch.nn.modules.batchnorm import _BatchNorm
 from torch.nn.modules.instancenorm import _InstanceNorm
 
 from vitspec.layers.specialized import SpecializedLayerNorm, SpecializedLayerScale
+from vitspec.layers.token_layout import ROW_GROUPS
 
 NORMS = (nn.LayerNorm, nn.GroupNorm, _BatchNorm, _InstanceNorm, SpecializedLayerNorm)
 SCALES = (LayerScale, SpecializedLayerScale)
-BIASES = ('bias', 'cls_bias')
+BIASES = ('bias', *(f'{group}_bias' for group in ROW_GROUPS))  # shared, and a row group's own
 # Tokens and embeddings a ViT holds as its own parameters (timm / DINOv2 / mmseg attributes).
 EMBEDDINGS = ('pos_embed', 'cls_token', 'reg_token', 'register_tokens', 'mask_token', 'dist_token')
 
 
 def no_decay_parameters(model: nn.Module) -> Set[int]:
     """ids of the parameters exempt from weight decay: every parameter of a norm or LayerScale
-    module (shared and CLS copies), the bias of any module, and the embedding/token parameters
+    module (shared and row-group copies), the bias of any module, and the embedding/token parameters
     a module owns directly. A module may add its own with ``no_weight_decay()`` (timm's
     contract: names relative to that module)."""
     exempt = set()

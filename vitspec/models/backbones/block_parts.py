@@ -1,13 +1,14 @@
-"""Which parts each SpecViT block is built from: the backbone's options mapped to classes once,
-at construction, so the blocks themselves never look at a flag."""
+"""Which parts each SpecViT block is built from: the backbone's resolved options
+(`options.SpecViTOptions`, checked there) mapped to classes once, at construction, so the blocks
+themselves never look at a flag."""
 
 from functools import partial
-from typing import Optional, Sequence, Tuple
+from typing import Optional, Tuple
 
 from torch import nn
 
-from vitspec.errors import ConfigError
 from vitspec.layers import Attention, Block, LayerNorm, LayerScale, Linear, Mlp
+from vitspec.layers.class_attention import ClassAttentionBlock
 from vitspec.layers.layer_scaling import layerwise_widths
 from vitspec.layers.specialized import (
     SpecializedLayerNorm,
@@ -17,17 +18,9 @@ from vitspec.layers.specialized import (
 from vitspec.layers.swiglu import SwiGLU
 from vitspec.layers.talking_heads import TalkingHeadAttention
 
-from .options import Option, Options, block_set, integer, number, pair
+from .option_kinds import block_set
+from .options import SpecViTOptions
 
-# OpenELM's layer-wise scaling: alpha, beta the (first, last) multipliers of the attention and
-# MLP widths
-LAYERWISE_SCALING = Options(
-    'layerwise_scaling',
-    alpha=Option((0.5, 1.0), pair(number(0, low_open=True))),
-    beta=Option((0.5, 4.0), pair(number(0, low_open=True))),
-    head_dim=Option(64, integer(1)),
-    ffn_divisor=Option(64, integer(1)),
-)
 FFN_TYPES = dict(mlp=Mlp, swiglu=SwiGLU)  # mlp: fc1, GELU, fc2; swiglu: DINOv2 ViT-g's
 
 
@@ -54,16 +47,9 @@ def block_parts(
 
     ``mlp_hidden``: the width fc2 reads (SwiGLU: the gated width, fc1 twice it). ``spec_*``:
     separate CLS parameters for the norms, the LayerScales and ``attn.qkv`` (full copies, or
-    low-rank with ``lora_rank``). ``norm_eps``: of both LayerNorms.
+    low-rank with ``lora_rank``). ``norm_eps``: of both LayerNorms. The options are checked
+    already (`options.resolve`).
     """
-    if ffn_type not in FFN_TYPES:
-        raise ConfigError(f'ffn_type must be one of {", ".join(FFN_TYPES)}, got {ffn_type!r}')
-    if spec_layer_scale and not layer_scale_init:
-        raise ConfigError(
-            'specialize.layer_scale=True needs a backbone with LayerScale (layer_scale_init); '
-            'this one has none, so there is nothing to specialize: set '
-            'specialize.layer_scale=False (or None)'
-        )
     qkv_layer = partial(SpecializedLinear, lora_rank=lora_rank) if spec_qkv else Linear
     attn = TalkingHeadAttention if talking_heads else Attention
     ls_layer = None
@@ -89,69 +75,55 @@ def block_parts(
     )
 
 
-def build_blocks(
-    embed_dims: int,
-    num_layers: int,
-    num_heads: int,
-    mlp_hidden: int,
-    patch_grid: Tuple[int, int],
-    *,
-    layerwise_scaling: Optional[dict] = None,
-    spec: Optional[dict] = None,
-    window_size: int = 0,
-    global_attn_indexes: Sequence[int] = (),
-    drop_path_rate: float = 0.0,
-    layer_scale_init: Optional[float] = None,
-    rel_pos_bias: Optional[str] = None,
-    skip: Optional[dict] = None,
-    **common,
-) -> nn.ModuleList:
-    """SpecViT's self-attention blocks. ``layerwise_scaling``: the merged OpenELM options
-    (per-block heads and MLP widths; None: none); ``spec``: the merged ``specialize`` options
-    (None: none); blocks not in ``global_attn_indexes`` attend within windows when
-    ``window_size``; relative position biases are made for the window or, in global blocks,
-    ``patch_grid``; drop-path rates grow linearly to ``drop_path_rate``; ``skip``: the merged
-    ``skip`` options (None: every skip connection). ``common``: the `block_parts` options every
-    block shares."""
+def build_blocks(o: SpecViTOptions) -> nn.ModuleList:
+    """SpecViT's self-attention blocks from its resolved options: per-block heads and MLP widths
+    by ``layerwise_scaling``; CLS parameters by ``specialize``; blocks not in
+    ``global_attn_indexes`` attend within windows when ``window_size``; relative position biases
+    are made for the window or, in global blocks, ``patch_grid``; drop-path rates grow linearly
+    to ``drop_path_rate``; skip connections removed by ``skip``."""
+    n = o.num_layers
     head_dim = None
-    widths = [(num_heads, mlp_hidden)] * num_layers
-    ls = layerwise_scaling
+    widths = [(o.num_heads, o.mlp_hidden)] * n
+    ls = o.layerwise_scaling
     if ls:
         head_dim = ls['head_dim']
         widths = layerwise_widths(
-            num_layers, embed_dims, head_dim, ls['alpha'], ls['beta'], ffn_divisor=ls['ffn_divisor']
+            n, o.embed_dims, head_dim, ls['alpha'], ls['beta'], ffn_divisor=ls['ffn_divisor']
         )
-    spec = spec or dict(blocks=None, qkv_blocks=None, lora_rank=None, layer_scale=False)
-    spec_blocks = block_set(spec['blocks'], num_layers, 'specialize.blocks')
-    qkv_blocks = block_set(spec['qkv_blocks'], num_layers, 'specialize.qkv_blocks')
-    global_blocks = block_set(list(global_attn_indexes), num_layers, 'global_attn_indexes')
-    skip = skip or dict(attn=True, mlp=True, blocks=None)
-    skip_blocks = block_set(skip['blocks'], num_layers, 'skip.blocks')
+    spec = o.specialize or dict(blocks=None, qkv_blocks=None, lora_rank=None, layer_scale=False)
+    spec_blocks = block_set(spec['blocks'], n, 'specialize.blocks')
+    qkv_blocks = block_set(spec['qkv_blocks'], n, 'specialize.qkv_blocks')
+    global_blocks = block_set(list(o.global_attn_indexes), n, 'global_attn_indexes')
+    skip = o.skip or dict(attn=True, mlp=True, blocks=None)
+    skip_blocks = block_set(skip['blocks'], n, 'skip.blocks')
     blocks = nn.ModuleList()
     for i, (heads, hidden) in enumerate(widths):
-        window = 0 if i in global_blocks else window_size
-        rel_pos_size = ((window, window) if window else patch_grid) if rel_pos_bias else None
+        window = 0 if i in global_blocks else o.window_size
+        rel_pos_size = ((window, window) if window else o.patch_grid) if o.rel_pos_bias else None
         specialized = i in spec_blocks
         parts = block_parts(
             heads,
             hidden,
             head_dim=head_dim,
+            qkv_bias=o.qkv_bias,
+            talking_heads=o.talking_heads,
+            ffn_type=o.ffn_type,
             window_size=window,
-            rel_pos_bias=rel_pos_bias,
+            rel_pos_bias=o.rel_pos_bias,
             rel_pos_size=rel_pos_size,
-            layer_scale_init=layer_scale_init,
+            window_padding=o.window_padding,
+            layer_scale_init=o.layer_scale_init,
+            norm_eps=o.norm_eps,
             spec_norm=bool(specialized and spec['norm']),
-            spec_layer_scale=specialized and _specializes_layer_scale(spec, layer_scale_init),
+            spec_layer_scale=specialized and _specializes_layer_scale(spec, o.layer_scale_init),
             spec_qkv=i in qkv_blocks,
             lora_rank=spec['lora_rank'],
-            **common,
         )
-        drop_path = drop_path_rate * i / max(num_layers - 1, 1)
         without = i in skip_blocks
         blocks.append(
             Block(
-                embed_dims,
-                drop_path=drop_path,
+                o.embed_dims,
+                drop_path=o.drop_path_rate * i / max(n - 1, 1),
                 skip_attn=skip['attn'] or not without,
                 skip_mlp=skip['mlp'] or not without,
                 **parts,
@@ -160,9 +132,19 @@ def build_blocks(
     return blocks
 
 
+def build_class_attention_blocks(o: SpecViTOptions) -> Optional[nn.ModuleList]:
+    """CaiT's class-attention blocks (``num_class_attn_layers``; None without)."""
+    if not o.class_attn:
+        return None
+    return nn.ModuleList(
+        ClassAttentionBlock(o.embed_dims, o.num_heads, o.mlp_ratio, o.qkv_bias, o.layer_scale_init)
+        for _ in range(o.num_class_attn_layers)
+    )
+
+
 def _specializes_layer_scale(spec: dict, layer_scale_init: Optional[float]) -> bool:
     """``specialize.layer_scale``: None follows the backbone (specialize its LayerScales if it has
-    any); True demands them (`block_parts` refuses a backbone without)."""
+    any); True demands them (`options.resolve` refuses a backbone without)."""
     if spec['layer_scale'] is None:
         return bool(layer_scale_init)
     return bool(spec['layer_scale'])

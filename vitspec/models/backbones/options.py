@@ -1,230 +1,238 @@
-"""The option dicts of a backbone (``skip``, ``specialize``, ``rope``, ...), each declared once as
-an `Options` table: every key with its default and the values it takes (a `Kind`). Merging a
-config's dict into its table is the one check of every key and value: an unknown key names the
-closest valid one, a value of the wrong type or out of range names the key, the value and what
-is allowed. A key added to a table is checked by the same code, with nothing written for it.
+"""SpecViT's options, in one place: the kind (type and range) of every constructor argument, the
+keys, defaults and kinds of every option dict (``specialize``, ``rope``, ``skip``,
+``token_graying``, ``layerwise_scaling``, and EoMT's ``query_specialize``), the combinations
+that cannot work, and what the backbone derives from them. `resolve` checks and merges them once,
+before any part is built, and returns what the constructor builds from (`SpecViTOptions`).
 
-Booleans must be real bools: ``--cfg-options model.backbone.skip.attn=off`` gives the string
-'off', which is truthy, and would silently keep what it was meant to remove.
+The option dicts' defaults are the paper's setting (2602.08626), their one source: configs state
+only what differs.
 """
 
-from numbers import Real
-from typing import Any, Callable, NamedTuple
+from types import SimpleNamespace
 
-from vitspec.errors import ConfigError, did_you_mean
+from vitspec.errors import ConfigError
+from vitspec.layers.pos_embed import POS_EMBED_MODES
+from vitspec.layers.rel_pos import REL_POS_MODES
+from vitspec.layers.rope import NORMALIZE_COORDS
+from vitspec.layers.swiglu import swiglu_hidden
+from vitspec.layers.token_graying import TOKEN_GRAYING_MODES
+
+from .option_kinds import (
+    BLOCKS,
+    BOOL,
+    INDICES,
+    REQUIRED,
+    SIZE,
+    Kind,
+    Option,
+    Options,
+    check_value,
+    either,
+    integer,
+    number,
+    one_of,
+    optional,
+    pair,
+    unknown_key_error,
+)
 
 __all__ = [
-    'BLOCKS',
-    'BOOL',
-    'REQUIRED',
-    'Kind',
-    'Option',
-    'Options',
-    'block_set',
-    'check_value',
-    'integer',
-    'number',
-    'one_of',
-    'optional',
-    'pair',
-    'unknown_key_error',
+    'ARGUMENTS',
+    'LAYERWISE_SCALING',
+    'QUERY_SPECIALIZE',
+    'ROPE',
+    'SKIP',
+    'SPECIALIZE',
+    'TOKEN_GRAYING',
+    'SpecViTOptions',
+    'resolve',
 ]
 
-REQUIRED = object()  # the default of an option that has none: it must be given
+# specialize: separate CLS parameters; layer_scale=None: specialize the LayerScales when the
+# backbone has them
+SPECIALIZE = Options(
+    'specialize',
+    norm=Option(True, BOOL),
+    layer_scale=Option(None, optional(BOOL)),
+    blocks=Option('all', BLOCKS),
+    qkv_blocks=Option('first_third', BLOCKS),
+    lora_rank=Option(None, optional(integer(1))),
+    registers=Option('patch', one_of('patch', 'cls')),
+)
+TOKEN_GRAYING = Options(
+    'token_graying',
+    mode=Option('dct', one_of(*TOKEN_GRAYING_MODES)),
+    eps=Option(REQUIRED, number(0, 1, low_open=True)),  # 1: the identity
+)
+# every skip connection kept (None or True); False for a stage removes its skip in ``blocks``
+SKIP = Options(
+    'skip',
+    off=(None, True),
+    on=(),
+    attn=Option(True, BOOL),
+    mlp=Option(True, BOOL),
+    blocks=Option('all', BLOCKS),
+)
+# DINOv3's RoPE (facebookresearch/dinov3 dinov3/hub/backbones.py: base 100, 'separate'); the
+# coordinate augmentations act in training mode only and are off unless set (DINOv3
+# pretrained with rescale_coords=2)
+_PERIOD = optional(number(0, low_open=True))
+ROPE = Options(
+    'rope',
+    base=Option(100.0, _PERIOD),
+    min_period=Option(None, _PERIOD),
+    max_period=Option(None, _PERIOD),
+    normalize_coords=Option('separate', one_of(*NORMALIZE_COORDS)),
+    shift_coords=Option(None, optional(number(0))),
+    jitter_coords=Option(None, optional(number(1))),
+    rescale_coords=Option(None, optional(number(1))),
+)
+# OpenELM's layer-wise scaling: alpha, beta the (first, last) multipliers of the attention and
+# MLP widths
+LAYERWISE_SCALING = Options(
+    'layerwise_scaling',
+    alpha=Option((0.5, 1.0), pair(number(0, low_open=True))),
+    beta=Option((0.5, 4.0), pair(number(0, low_open=True))),
+    head_dim=Option(64, integer(1)),
+    ffn_divisor=Option(64, integer(1)),
+)
+# EoMT's query_specialize=True or a dict of these: the query tokens' own norm1/norm2, attn.qkv
+# and ls1/ls2 in the query blocks (layer_scale=None: when the backbone has LayerScale)
+QUERY_SPECIALIZE = Options(
+    'query_specialize',
+    norm=Option(True, BOOL),
+    qkv=Option(True, BOOL),
+    layer_scale=Option(None, optional(BOOL)),
+)
+# the option dicts among SpecViT's arguments
+TABLES = dict(
+    specialize=SPECIALIZE,
+    skip=SKIP,
+    layerwise_scaling=LAYERWISE_SCALING,
+    token_graying=TOKEN_GRAYING,
+    rope=ROPE,
+)
+
+_BLOCK_INDEX = Kind(
+    lambda v, c: integer(-c['num_layers'], c['num_layers'] - 1).accepts(v, c),
+    lambda c: f'a block index in {-c["num_layers"]}..{c["num_layers"] - 1}',
+)
+# The kind of each of SpecViT's other arguments (their defaults are the signature's)
+ARGUMENTS = dict(
+    img_size=SIZE,
+    patch_size=integer(1),
+    in_channels=integer(1),
+    embed_dims=integer(1),
+    num_layers=integer(1),
+    num_heads=integer(1),
+    mlp_ratio=number(0, low_open=True),
+    ffn_type=one_of('mlp', 'swiglu'),
+    qkv_bias=BOOL,
+    num_register_tokens=integer(0),
+    pos_embed_cls=BOOL,
+    pos_embed_interp=one_of(*POS_EMBED_MODES),
+    with_pos_embed=BOOL,
+    norm_eps=number(0, low_open=True),
+    layer_scale_init=optional(number(0)),
+    num_class_attn_layers=integer(0),
+    talking_heads=BOOL,
+    window_size=integer(0),
+    global_attn_indexes=INDICES,
+    window_padding=one_of('masked', 'zeros'),
+    rel_pos_bias=optional(one_of(*REL_POS_MODES)),
+    with_cls_token=BOOL,
+    pretrain_img_size=optional(SIZE),
+    out_indices=either(_BLOCK_INDEX, INDICES),
+    final_norm=BOOL,
+    output_cls_token=BOOL,
+    drop_path_rate=number(0, 1),
+    with_cp=BOOL,
+    frozen_stages=integer(-1),
+)
 
 
-class Kind(NamedTuple):
-    """The values an option takes: ``accepts(value, context)`` and ``allowed(context)``, the
-    words for them; ``context`` holds what the backbone knows when it merges (``num_layers``)."""
-
-    accepts: Callable[[Any, dict], bool]
-    allowed: Callable[[dict], str]
-
-
-class Option(NamedTuple):
-    default: Any
-    kind: Kind
+class SpecViTOptions(SimpleNamespace):
+    """SpecViT's arguments, checked, with the option dicts merged (None where a technique is
+    off) and the values derived from them: ``img_size`` and ``grid_size`` (the position
+    embedding's patch grid) as pairs, ``patch_grid`` (of ``img_size``), ``num_pos``,
+    ``class_attn``, ``num_prefix_tokens``, ``num_cls`` (the rows with CLS parameters),
+    ``out_indices`` as a list of indices 0..num_layers - 1, ``mlp_hidden``, ``head_dim``."""
 
 
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def resolve(args: dict, unknown: dict = None) -> SpecViTOptions:
+    """``args`` (SpecViT's arguments by name) checked and merged; ``unknown``: the keyword
+    arguments SpecViT does not take (an error naming the closest one)."""
+    if unknown:
+        valid = [*ARGUMENTS, *TABLES, 'init_cfg']
+        raise unknown_key_error('SpecViT', next(iter(unknown)), valid)
+    n = args['num_layers']
+    check_value('SpecViT num_layers', n, ARGUMENTS['num_layers'])  # the others' context
+    for name, kind in ARGUMENTS.items():
+        check_value(f'SpecViT {name}', args[name], kind, num_layers=n)
+    merged = {name: table.merge(args[name], num_layers=n) for name, table in TABLES.items()}
+    o = SpecViTOptions(**{**args, **merged})
+    _refuse_combinations(o)
+    _derive(o)
+    return o
 
 
-def _is_number(value) -> bool:
-    return isinstance(value, Real) and not isinstance(value, bool)
-
-
-BOOL = Kind(lambda v, _: isinstance(v, bool), lambda _: 'True or False')
-
-
-def integer(low: int = None, high: int = None) -> Kind:
-    """An int (not a bool) in ``low..high`` (both included; None: unbounded)."""
-
-    def accepts(v, _):
-        return _is_int(v) and (low is None or v >= low) and (high is None or v <= high)
-
-    return Kind(accepts, lambda _: 'an int' + _range(low, high, '>=', '<='))
-
-
-def number(low: float = None, high: float = None, low_open: bool = False) -> Kind:
-    """An int or float in ``low..high`` (``low`` excluded when ``low_open``)."""
-
-    def accepts(v, _):
-        above = low is None or (v > low if low_open else v >= low)
-        return _is_number(v) and above and (high is None or v <= high)
-
-    return Kind(accepts, lambda _: 'a number' + _range(low, high, '>' if low_open else '>=', '<='))
-
-
-def one_of(*choices) -> Kind:
-    return Kind(lambda v, _: isinstance(v, str) and v in choices, lambda _: _either(choices))
-
-
-def optional(kind: Kind) -> Kind:
-    return Kind(
-        lambda v, c: v is None or kind.accepts(v, c), lambda c: f'None or {kind.allowed(c)}'
-    )
-
-
-def pair(kind: Kind) -> Kind:
-    """Two values of ``kind``, a list or a tuple (``--cfg-options`` gives lists)."""
-
-    def accepts(v, c):
-        return isinstance(v, (list, tuple)) and len(v) == 2 and all(kind.accepts(x, c) for x in v)
-
-    return Kind(accepts, lambda c: f'a pair (first, last) of {kind.allowed(c)}')
-
-
-NAMED_BLOCKS = dict(all=1, first_third=3, first_half=2)  # the share of the blocks, 1 / n
-
-
-def _blocks_accept(v, context) -> bool:
-    n = context['num_layers']
-    if v is None:
-        return True
-    if isinstance(v, str):
-        return v in NAMED_BLOCKS
-    if _is_int(v):
-        return 0 <= v <= n
-    return isinstance(v, (list, tuple)) and all(_is_int(i) and -n <= i < n for i in v)
-
-
-def _blocks_allowed(context) -> str:
-    n = context['num_layers']
-    return (
-        f'{_either(NAMED_BLOCKS)}, an int 0..{n} (that many blocks from the first), '
-        f'a list of block indices in {-n}..{n - 1} ([-1]: the last block) or None (no block)'
-    )
-
-
-# Which blocks of ``num_layers`` an option reaches ('all', 'first_third', 'first_half', the
-# first n, a list of indices, None for none): range-checked against the backbone's depth.
-BLOCKS = Kind(_blocks_accept, _blocks_allowed)
-
-
-class Options:
-    """One option dict of a backbone: its keys (`Option`: default and `Kind`), and what a bare
-    value of the dict means: ``off`` values (the technique is not used: merge gives None) and
-    ``on`` values (the defaults). Reads as the dict of the defaults (``SKIP['blocks']``)."""
-
-    def __init__(self, name: str, *, off=(None, False), on=(True,), **options: Option):
-        self.name = name
-        self.options = options
-        self.off, self.on = tuple(off), tuple(on)
-
-    def __getitem__(self, key):
-        return self.options[key].default
-
-    def __contains__(self, key) -> bool:
-        return key in self.options
-
-    def __iter__(self):
-        return iter(self.options)
-
-    def __len__(self) -> int:
-        return len(self.options)
-
-    def get(self, key, default=None):
-        return self[key] if key in self else default
-
-    def keys(self):
-        return self.options.keys()
-
-    def items(self):
-        return [(k, o.default) for k, o in self.options.items()]
-
-    def merge(self, given, owner: str = 'SpecViT', **context):
-        """The options in force for ``given`` (a dict, or a bare value of ``off`` / ``on``), each
-        key and value checked; None when ``given`` is one of ``off``."""
-        bare = [*self.off, *self.on]
-        if not isinstance(given, dict):
-            if any(given is b for b in bare):  # `is`: 0 and 1 are not False and True
-                return (
-                    None if any(given is b for b in self.off) else self.merge({}, owner, **context)
-                )
-            raise ConfigError(
-                f'{owner} {self.name}={given!r}: must be a dict of its options '
-                f'({", ".join(self.options)}), or {_either(bare)}'
-            )
-        for key in given:
-            if key not in self.options:
-                raise unknown_key_error(f'{owner} {self.name}', key, self.options)
-        merged = {}
-        for key, option in self.options.items():
-            value = given.get(key, option.default)
-            if value is REQUIRED:
-                raise ConfigError(
-                    f'{owner} {self.name}.{key} must be given: '
-                    f'{option.kind.allowed(context)}, e.g. {self.name}=dict({key}=...)'
-                )
-            check_value(f'{owner} {self.name}.{key}', value, option.kind, **context)
-            merged[key] = value
-        return merged
-
-
-def check_value(where: str, value, kind: Kind, **context) -> None:
-    """ConfigError naming ``where``, ``value`` and what ``kind`` allows, unless it accepts it."""
-    if kind.accepts(value, context):
-        return
-    hint = ''
-    if isinstance(value, str) and kind.accepts(_as_bool(value), context):
-        hint = (
-            f' ({value!r} is a string; --cfg-options reads only true / false as a bool: '
-            f'write {where.split()[-1]}={_as_bool(value)})'
+def _refuse_combinations(o: SpecViTOptions) -> None:
+    class_attn = o.num_class_attn_layers > 0
+    with_cls_rows = o.specialize or o.num_register_tokens or o.pos_embed_cls or o.output_cls_token
+    if class_attn and with_cls_rows:
+        raise ConfigError(
+            'class-attention layers (CaiT) keep the CLS token out of the '
+            'self-attention stage: use them with pos_embed_cls=False, without '
+            'registers, specialize or output_cls_token'
         )
-    raise ConfigError(f'{where}={value!r}: must be {kind.allowed(context)}{hint}')
+    needs_cls = o.pos_embed_cls or o.specialize or class_attn or o.output_cls_token
+    if not o.with_cls_token and (needs_cls or o.rel_pos_bias == 'table'):
+        raise ConfigError(
+            'with_cls_token=False builds no CLS token (ViTDet): set '
+            'pos_embed_cls=False, and use it without specialize, class-attention '
+            "layers, output_cls_token or rel_pos_bias='table' (all need CLS)"
+        )
+    if o.talking_heads and (o.rel_pos_bias or o.window_padding != 'masked'):
+        raise ConfigError('talking heads have neither relative position bias nor windows')
+    if o.rope and o.rel_pos_bias:
+        raise ConfigError('rope is a relative position encoding of its own: no rel_pos_bias')
+    if o.rope and o.talking_heads:
+        raise ConfigError('talking heads (CaiT) have no rotary form: use rope without them')
+    if not o.with_pos_embed and (o.pos_embed_cls or not o.rope):
+        raise ConfigError(
+            'with_pos_embed=False builds no learned position table (DINOv3): give the '
+            'positions by rope=dict(...) and set pos_embed_cls=False'
+        )
+    if class_attn and o.ffn_type != 'mlp':
+        raise ConfigError("class-attention layers (CaiT) use the plain MLP: ffn_type='mlp'")
+    if o.specialize and o.specialize['layer_scale'] and not o.layer_scale_init:
+        raise ConfigError(
+            'specialize.layer_scale=True needs a backbone with LayerScale (layer_scale_init); '
+            'this one has none, so there is nothing to specialize: set '
+            'specialize.layer_scale=False (or None)'
+        )
 
 
-def block_set(spec, num_layers: int, owner: str) -> set:
-    """The block indices ``spec`` names (see BLOCKS), checked against ``num_layers``."""
-    check_value(owner, spec, BLOCKS, num_layers=num_layers)
-    if spec is None:
-        return set()
-    if isinstance(spec, str):
-        return set(range(num_layers // NAMED_BLOCKS[spec]))
-    if _is_int(spec):
-        return set(range(spec))
-    return {i % num_layers for i in spec}
+def _derive(o: SpecViTOptions) -> None:
+    o.img_size = _pair(o.img_size)
+    pos_size = o.img_size if o.pretrain_img_size is None else _pair(o.pretrain_img_size)
+    o.grid_size = (pos_size[0] // o.patch_size, pos_size[1] // o.patch_size)
+    o.patch_grid = (o.img_size[0] // o.patch_size, o.img_size[1] // o.patch_size)
+    o.num_pos = o.grid_size[0] * o.grid_size[1] + int(o.pos_embed_cls)
+    o.class_attn = o.num_class_attn_layers > 0
+    o.num_prefix_tokens = 0 if o.class_attn else int(o.with_cls_token) + o.num_register_tokens
+    o.num_cls = 0 if o.class_attn or not o.with_cls_token else 1
+    if o.specialize and o.specialize['registers'] == 'cls':
+        o.num_cls += o.num_register_tokens
+    out_indices = [o.out_indices] if isinstance(o.out_indices, int) else o.out_indices
+    o.out_indices = [i % o.num_layers for i in out_indices]
+    o.mlp_hidden = int(o.embed_dims * o.mlp_ratio)
+    if o.ffn_type == 'swiglu':
+        o.mlp_hidden = swiglu_hidden(o.mlp_hidden)
+    # every block's heads have this width (layer-wise scaling sets it)
+    ls = o.layerwise_scaling
+    o.head_dim = ls['head_dim'] if ls else o.embed_dims // o.num_heads
 
 
-def unknown_key_error(owner: str, key: str, valid) -> TypeError:
-    hint = did_you_mean(key, valid) or f'valid: {", ".join(sorted(valid))}'
-    return TypeError(f"{owner} got an unknown option '{key}'; {hint}")
-
-
-def _range(low, high, low_sign: str, high_sign: str) -> str:
-    if low is not None and high is not None:
-        return f' {low_sign} {low} and {high_sign} {high}'
-    if low is not None:
-        return f' {low_sign} {low}'
-    return f' {high_sign} {high}' if high is not None else ''
-
-
-def _either(values) -> str:
-    values = [repr(v) for v in values]
-    return values[0] if len(values) == 1 else f'{", ".join(values[:-1])} or {values[-1]}'
-
-
-def _as_bool(text: str):
-    words = dict(off=False, no=False, false=False, on=True, yes=True, true=True)
-    return words.get(text.strip().lower(), text)
+def _pair(size) -> tuple:
+    return (size, size) if isinstance(size, int) else tuple(size)

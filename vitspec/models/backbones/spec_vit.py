@@ -1,6 +1,5 @@
 """SpecViT: one plain-ViT backbone whose options switch the backbone techniques on."""
 
-import inspect
 from itertools import islice
 from typing import Sequence, Union
 
@@ -11,33 +10,19 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from vitspec.checkpoints import load_pretrained
-from vitspec.checkpoints.checkpoint_filter import filter_checkpoint
 from vitspec.checkpoints.filtered import FilteredCheckpoint
-from vitspec.checkpoints.inert_probe import refuse_inert_probe
-from vitspec.errors import ConfigError
 from vitspec.layers import LayerNorm, TokenLayout
-from vitspec.layers.class_attention import ClassAttentionBlock
 from vitspec.layers.patch_embed import PatchEmbed, center_pad_to_multiple
 from vitspec.layers.pos_embed import resample_pos_embed
-from vitspec.layers.rope import NORMALIZE_COORDS, RopePositionEmbedding
-from vitspec.layers.swiglu import swiglu_hidden
-from vitspec.layers.token_graying import TOKEN_GRAYING_MODES, TokenGraying
+from vitspec.layers.rope import RopePositionEmbedding
+from vitspec.layers.token_graying import TokenGraying
 from vitspec.layers.vit_init import init_vit_weights
 
 from ..registry import register_backbone
-from .block_parts import LAYERWISE_SCALING, build_blocks
-from .options import (
-    BLOCKS,
-    BOOL,
-    REQUIRED,
-    Option,
-    Options,
-    integer,
-    number,
-    one_of,
-    optional,
-    unknown_key_error,
-)
+from .block_parts import build_blocks, build_class_attention_blocks
+from .checkpoint_filter import filter_checkpoint
+from .inert_probe import refuse_inert_probe
+from .options import ARGUMENTS, TABLES, resolve
 
 # The constructor arguments that switch a backbone technique (the docstring's "Techniques"),
 # as against size, outputs and training: what a technique comparison may let differ
@@ -61,46 +46,26 @@ TECHNIQUE_ARGS = (
     'with_cls_token',
     'pretrain_img_size',
 )
-# The option dicts, each key with its default and the values it takes (options.Options: the
-# one check of them). The paper's setting (2602.08626), the one source of these defaults:
-# configs state only what differs. layer_scale=None: specialize the LayerScales when the
-# backbone has them
-SPECIALIZE = Options(
-    'specialize',
-    norm=Option(True, BOOL),
-    layer_scale=Option(None, optional(BOOL)),
-    blocks=Option('all', BLOCKS),
-    qkv_blocks=Option('first_third', BLOCKS),
-    lora_rank=Option(None, optional(integer(1))),
-    registers=Option('patch', one_of('patch', 'cls')),
-)
-TOKEN_GRAYING = Options(
-    'token_graying',
-    mode=Option('dct', one_of(*TOKEN_GRAYING_MODES)),
-    eps=Option(REQUIRED, number(0, 1, low_open=True)),  # 1: the identity
-)
-# every skip connection kept (None or True); False for a stage removes its skip in ``blocks``
-SKIP = Options(
-    'skip',
-    off=(None, True),
-    on=(),
-    attn=Option(True, BOOL),
-    mlp=Option(True, BOOL),
-    blocks=Option('all', BLOCKS),
-)
-# DINOv3's RoPE (facebookresearch/dinov3 dinov3/hub/backbones.py: base 100, 'separate'); the
-# coordinate augmentations act in training mode only and are off unless set (DINOv3
-# pretrained with rescale_coords=2)
-_PERIOD = optional(number(0, low_open=True))
-ROPE = Options(
-    'rope',
-    base=Option(100.0, _PERIOD),
-    min_period=Option(None, _PERIOD),
-    max_period=Option(None, _PERIOD),
-    normalize_coords=Option('separate', one_of(*NORMALIZE_COORDS)),
-    shift_coords=Option(None, optional(number(0))),
-    jitter_coords=Option(None, optional(number(1))),
-    rescale_coords=Option(None, optional(number(1))),
+# The attributes SpecViT keeps from its resolved options (`options.SpecViTOptions`): what the
+# checkpoint filter, EoMT, the ViT-Adapter and the export read
+KEPT_OPTIONS = (
+    'patch_size',
+    'embed_dims',
+    'num_layers',
+    'grid_size',
+    'num_register_tokens',
+    'class_attn',
+    'with_cls_token',
+    'num_prefix_tokens',
+    'pos_embed_cls',
+    'pos_embed_interp',
+    'final_norm',
+    'layer_scale_init',
+    'output_cls_token',
+    'with_cp',
+    'frozen_stages',
+    'out_indices',
+    'num_cls',
 )
 
 
@@ -125,6 +90,9 @@ class SpecViT(BaseModule):
     ``ffn_type``: 'mlp' (fc1, GELU, fc2) or 'swiglu' (DINOv2 ViT-g: fc1 packs gate and value,
     hidden width ``int(embed_dims * mlp_ratio)`` cut to 2/3 and rounded up to 8, as DINOv2's
     'swiglufused'; with layerwise_scaling each block's width is the gated one, as OpenELM's GLU).
+
+    Every argument's kind, the option dicts' keys and defaults, and the combinations refused
+    are in `options` (checked there once, before any part is built).
 
     Techniques (all off by default; ``TECHNIQUE_ARGS`` names these arguments, with
     ``pos_embed_cls`` and ``with_pos_embed``):
@@ -205,126 +173,20 @@ class SpecViT(BaseModule):
         init_cfg=None,
         **unknown,
     ):
-        if unknown:
-            raise unknown_key_error('SpecViT', next(iter(unknown)), _init_args(type(self)))
+        # every argument is checked and merged by `options.resolve`, before any part is built
+        o = resolve({k: v for k, v in locals().items() if k in ARGUMENTS or k in TABLES}, unknown)
         super().__init__(init_cfg=init_cfg)
-        img_size = (img_size, img_size) if isinstance(img_size, int) else tuple(img_size)
-        pos_size = img_size if pretrain_img_size is None else pretrain_img_size
-        pos_size = (pos_size, pos_size) if isinstance(pos_size, int) else tuple(pos_size)
-        self.patch_size = patch_size
-        self.embed_dims = embed_dims
-        self.num_layers = num_layers
-        self.grid_size = (pos_size[0] // patch_size, pos_size[1] // patch_size)  # pos_embed's
-        self.num_register_tokens = num_register_tokens
-        self.class_attn = num_class_attn_layers > 0
-        self.with_cls_token = with_cls_token
-        self.num_prefix_tokens = 0 if self.class_attn else int(with_cls_token) + num_register_tokens
-        self.pos_embed_cls = pos_embed_cls
-        self.pos_embed_interp = pos_embed_interp
-        self.final_norm = final_norm
-        self.layer_scale_init = layer_scale_init
-        self.output_cls_token = output_cls_token
-        self.with_cp = with_cp
-        self.frozen_stages = frozen_stages
-        out_indices = [out_indices] if isinstance(out_indices, int) else list(out_indices)
-        self.out_indices = [i % num_layers for i in out_indices]
-
-        spec = SPECIALIZE.merge(specialize, num_layers=num_layers)
-        skip = SKIP.merge(skip, num_layers=num_layers)
-        layerwise_scaling = LAYERWISE_SCALING.merge(layerwise_scaling)
-        token_graying = TOKEN_GRAYING.merge(token_graying)
-        if self.class_attn and (spec or num_register_tokens or pos_embed_cls or output_cls_token):
-            raise ConfigError(
-                'class-attention layers (CaiT) keep the CLS token out of the '
-                'self-attention stage: use them with pos_embed_cls=False, without '
-                'registers, specialize or output_cls_token'
-            )
-        if not with_cls_token and (
-            pos_embed_cls or spec or self.class_attn or output_cls_token or rel_pos_bias == 'table'
-        ):
-            raise ConfigError(
-                'with_cls_token=False builds no CLS token (ViTDet): set '
-                'pos_embed_cls=False, and use it without specialize, class-attention '
-                "layers, output_cls_token or rel_pos_bias='table' (all need CLS)"
-            )
-        if talking_heads and (rel_pos_bias or window_padding != 'masked'):
-            raise ConfigError('talking heads have neither relative position bias nor windows')
-        rope_cfg = ROPE.merge(rope)
-        if rope_cfg and rel_pos_bias:
-            raise ConfigError('rope is a relative position encoding of its own: no rel_pos_bias')
-        if rope_cfg and talking_heads:
-            raise ConfigError('talking heads (CaiT) have no rotary form: use rope without them')
-        if not with_pos_embed and (pos_embed_cls or not rope_cfg):
-            raise ConfigError(
-                'with_pos_embed=False builds no learned position table (DINOv3): give the '
-                'positions by rope=dict(...) and set pos_embed_cls=False'
-            )
-        self.num_cls = 0 if self.class_attn or not with_cls_token else 1
-        if spec and spec['registers'] == 'cls':
-            self.num_cls += num_register_tokens
-
-        if token_graying:
-            tg = token_graying
-            self.token_graying = TokenGraying(patch_size, tg['mode'], eps=tg['eps'])
-        else:
-            self.token_graying = None
+        for name in KEPT_OPTIONS:
+            setattr(self, name, getattr(o, name))
+        graying = o.token_graying
+        self.token_graying = TokenGraying(patch_size, **graying) if graying else None
         self.patch_embed = PatchEmbed(patch_size, in_channels, embed_dims)
-        self.cls_token = nn.Parameter(torch.zeros(1, 1, embed_dims)) if with_cls_token else None
-        self.reg_token = (
-            nn.Parameter(torch.zeros(1, num_register_tokens, embed_dims))
-            if num_register_tokens
-            else None
-        )
-        num_pos = self.grid_size[0] * self.grid_size[1] + int(pos_embed_cls)
-        self.pos_embed = (
-            nn.Parameter(torch.zeros(1, num_pos, embed_dims)) if with_pos_embed else None
-        )
-        self.rope = None
-        if rope_cfg:
-            head_dim = embed_dims // num_heads
-            if layerwise_scaling:  # every block has heads of this width
-                head_dim = layerwise_scaling['head_dim']
-            self.rope = RopePositionEmbedding(head_dim, **rope_cfg)
-
-        mlp_hidden = int(embed_dims * mlp_ratio)
-        if ffn_type == 'swiglu':
-            mlp_hidden = swiglu_hidden(mlp_hidden)
-        elif ffn_type != 'mlp':
-            raise ConfigError(f"SpecViT ffn_type must be 'mlp' or 'swiglu', got {ffn_type!r}")
-        if self.class_attn and ffn_type != 'mlp':
-            raise ConfigError("class-attention layers (CaiT) use the plain MLP: ffn_type='mlp'")
-        self.blocks = build_blocks(
-            embed_dims,
-            num_layers,
-            num_heads,
-            mlp_hidden,
-            patch_grid=(img_size[0] // patch_size, img_size[1] // patch_size),
-            layerwise_scaling=layerwise_scaling,
-            spec=spec,
-            window_size=window_size,
-            global_attn_indexes=global_attn_indexes,
-            drop_path_rate=drop_path_rate,
-            qkv_bias=qkv_bias,
-            talking_heads=talking_heads,
-            ffn_type=ffn_type,
-            rel_pos_bias=rel_pos_bias,
-            window_padding=window_padding,
-            layer_scale_init=layer_scale_init,
-            norm_eps=norm_eps,
-            skip=skip,
-        )
-        self.blocks_token_only = (
-            nn.ModuleList(
-                [
-                    ClassAttentionBlock(
-                        embed_dims, num_heads, mlp_ratio, qkv_bias, layer_scale_init
-                    )
-                    for _ in range(num_class_attn_layers)
-                ]
-            )
-            if self.class_attn
-            else None
-        )
+        self.cls_token = _tokens(1, embed_dims) if with_cls_token else None
+        self.reg_token = _tokens(num_register_tokens, embed_dims) if num_register_tokens else None
+        self.pos_embed = _tokens(o.num_pos, embed_dims) if with_pos_embed else None
+        self.rope = RopePositionEmbedding(o.head_dim, **o.rope) if o.rope else None
+        self.blocks = build_blocks(o)
+        self.blocks_token_only = build_class_attention_blocks(o)
         self.norm = LayerNorm(embed_dims, eps=norm_eps)
         self._freeze_stages()  # before any DDP wrapper records which parameters train
 
@@ -461,6 +323,6 @@ class SpecViT(BaseModule):
         return self
 
 
-def _init_args(cls):
-    params = inspect.signature(cls.__init__).parameters
-    return [n for n, p in params.items() if n != 'self' and p.kind == p.POSITIONAL_OR_KEYWORD]
+def _tokens(num: int, embed_dims: int) -> nn.Parameter:
+    """(1, num, embed_dims) learned rows, zero until `SpecViT.init_weights`."""
+    return nn.Parameter(torch.zeros(1, num, embed_dims))

@@ -1,12 +1,12 @@
 """EoMT, the encoder-only mask transformer (arXiv 2503.19108), in one package: the segmentor,
-its network on SpecViT, the mask module, the loss, the query blocks, the released-checkpoint
-format, the mask-annealing hook and the panoptic / instance detector. Importing it registers
-EoMT, EoMTPanoptic and MaskAnnealingHook."""
+its network on SpecViT, the mask module, the loss, the query blocks' parts, the
+released-checkpoint format, the mask-annealing hook and the panoptic / instance detector.
+Importing it registers EoMT, EoMTPanoptic and MaskAnnealingHook."""
 
 from .mask_annealing import MaskAnnealingHook
 from .network import EoMTNetwork
 from .panoptic import EoMTPanoptic
-from .query_block import QueryAttention, QueryBlock, attach_query_parts
+from .query_block import query_block_parts
 from .segmentor import EoMT
 
 __all__ = [
@@ -14,7 +14,5 @@ __all__ = [
     'EoMTNetwork',
     'EoMTPanoptic',
     'MaskAnnealingHook',
-    'QueryAttention',
-    'QueryBlock',
-    'attach_query_parts',
+    'query_block_parts',
 ]

@@ -14,6 +14,13 @@ removes torch.compile's ``._orig_mod``). Read in models/eomt.py and models/vit.p
 - ``class_head``, ``mask_head`` (Sequential: 0, 2, 4), ``upscale`` (ScaleBlocks: conv1, conv2,
   norm) -> ``head.*``, the same names below.
 - ``attn_mask_probs``: the annealing state, length num_blocks.
+
+Upstream's query tokens share every block part with the other tokens: its ``blocks.N.norm1``,
+``attn.qkv`` and ``ls1`` are the shared parameters of EoMTNetwork's query blocks, and with
+``query_specialize`` their query rows (``blocks.N.norm1.query_weight``, ``attn.qkv.query_bias``,
+``ls1.query_gamma``, ...) start as those (the backbone's filter fills them). EoMTNetwork once
+held the query rows in sibling modules (``blocks.N.query_norm1.weight``, ``attn.query_qkv``,
+``query_ls1.gamma``); `renamed_query_copies` maps those names.
 The DINOv3 configs use a Hugging Face transformers backbone with other names: not converted here.
 """
 
@@ -31,6 +38,19 @@ _RENAMES = (
     (r'^q\.weight$', 'query_embed.weight'),
     (r'^(class_head|mask_head|upscale)\.', r'head.\1.'),
 )
+
+
+# EoMTNetwork's former query-copy names -> the query rows of the specialized layers
+_FORMER_QUERY_COPY = re.compile(r'(^|\.)query_(norm1|norm2|ls1|ls2|qkv)\.(weight|bias|gamma)$')
+
+
+def renamed_query_copies(sd: dict) -> dict:
+    """``sd`` with former query-copy keys renamed (``blocks.9.query_norm1.weight`` ->
+    ``blocks.9.norm1.query_weight``, ``blocks.9.attn.query_qkv.bias`` ->
+    ``blocks.9.attn.qkv.query_bias``); ``sd`` itself where it has none."""
+    if not any(_FORMER_QUERY_COPY.search(k) for k in sd):
+        return sd
+    return {_FORMER_QUERY_COPY.sub(r'\1\2.query_\3', k): v for k, v in sd.items()}
 
 
 def eomt_state_dict(checkpoint) -> dict:

@@ -8,22 +8,14 @@ import torch.nn.functional as F
 from torch import nn
 
 from vitspec.checkpoints.filtered import FilteredCheckpoint
-from vitspec.checkpoints.missing_keys import parameter_copies
 from vitspec.errors import ConfigError
 from vitspec.layers import Attention, TokenLayout, center_pad_to_multiple
+from vitspec.layers.specialized import init_group_from_shared
 
-from ..backbones.options import BOOL, Option, Options, optional
-from .head import EoMTHead
-from .query_block import attach_query_parts
-
-# query_specialize=True or a dict of these: the query tokens' own norm1/norm2, attn.qkv and
-# ls1/ls2 in the query blocks (layer_scale=None: when the backbone has LayerScale)
-QUERY_SPECIALIZE = Options(
-    'query_specialize',
-    norm=Option(True, BOOL),
-    qkv=Option(True, BOOL),
-    layer_scale=Option(None, optional(BOOL)),
-)
+from ..backbones.options import QUERY_SPECIALIZE
+from .checkpoint_format import renamed_query_copies
+from .mask_module import EoMTHead
+from .query_block import QUERY, query_block_parts
 
 
 class EoMTNetwork(nn.Module):
@@ -46,9 +38,10 @@ class EoMTNetwork(nn.Module):
     (upstream's validation during training keeps masking at the current probabilities).
 
     ``query_specialize``: True or dict(norm, qkv, layer_scale): the query tokens get their own
-    copies of those parts in the query blocks (`query_block`), initialized from the shared
-    ones. Every SpecViT technique composes except class-attention layers (CaiT), windowed or
-    talking-heads query blocks and BEiT's table bias in them, which are refused.
+    parameters in those parts of the query blocks (the row group 'query' of the specialized
+    layers, `query_block`), initialized from the shared ones. Every SpecViT technique composes
+    except class-attention layers (CaiT), windowed or talking-heads query blocks and BEiT's
+    table bias in them, which are refused.
 
     ``forward(img)``: the normalized image (B, 3, H, W), zero-padded to a multiple of the patch
     size as SpecViT pads it -> (mask logits per layer, class logits per layer), ``num_blocks +
@@ -86,7 +79,7 @@ class EoMTNetwork(nn.Module):
         self.query_specialize = QUERY_SPECIALIZE.merge(query_specialize, 'EoMTNetwork')
         if self.query_specialize:
             for block in self.query_blocks:
-                attach_query_parts(block, **self.query_specialize)
+                query_block_parts(block, **self.query_specialize)
 
     @property
     def query_blocks(self):
@@ -99,15 +92,14 @@ class EoMTNetwork(nn.Module):
         self.backbone.init_weights()
         cfg = self.backbone.init_cfg
         if self.query_specialize and not (cfg and cfg.get('type') == 'Pretrained'):
-            own = self.state_dict()
-            with torch.no_grad():
-                for key, source in parameter_copies(self).items():
-                    own[key].copy_(own[source])
+            init_group_from_shared(self.backbone, QUERY)
 
     def filter_checkpoint(self, state_dict: dict) -> FilteredCheckpoint:
         """A full EoMTNetwork state dict adapted to this network: the backbone's part through
-        the backbone's filter (position table resampled, absent query / CLS copies filled)."""
+        the backbone's filter (position table resampled, absent query / CLS copies filled);
+        query copies under their former names (``blocks.9.query_norm1.weight``) renamed."""
         prefix = 'backbone.'
+        state_dict = renamed_query_copies(state_dict)
         inner = {k[len(prefix) :]: v for k, v in state_dict.items() if k.startswith(prefix)}
         filtered = self.backbone.filter_checkpoint(inner)
         sd = {k: v for k, v in state_dict.items() if not k.startswith(prefix)}
