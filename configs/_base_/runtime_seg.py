@@ -2,7 +2,7 @@ default_scope = 'mmseg'
 custom_imports = dict(imports=['vitspec'], allow_failed_imports=False)
 # load_from and --resume refuse a checkpoint that does not fit the model (mmengine's Runner loads
 # with strict=False), naming the file and the keys.
-runner_type = 'StrictLoadRunner'
+runner_type = 'CheckedRunner'
 # What every run does, whichever train script starts it (tools/train.py, or mmseg's / mmdet's
 # own): safe checkpoint loading and atomic checkpoint writes, an empty dataset named before it
 # hangs, a trainable backbone parameter without gradient named at the first step, and a progress

@@ -35,7 +35,7 @@ def test_config_declares_the_run_behaviour(path):
     assert hooks[: len(RUN_HOOKS)] == RUN_HOOKS
     assert 'ComputableMetricsHook' in hooks  # a metric that cannot be computed stops the test
     assert cfg.optim_wrapper.type in WRAPPERS
-    assert cfg.runner_type == 'StrictLoadRunner'  # load_from and resume refuse a misfit
+    assert cfg.runner_type == 'CheckedRunner'  # load_from and resume refuse a misfit
     # --show-dir draws on the pixels the model saw (EXIF orientation not applied)
     assert cfg.default_hooks.visualization.type.startswith('StoredOrder')
     assert ('LinearProbeHook' in hooks) is frozen(cfg)

@@ -1,5 +1,5 @@
-"""CheckedRunner is registered under its own name and under 'StrictLoadRunner', the name the
-runtime configs give as runner_type (kept so that every built config stays as it was)."""
+"""CheckedRunner is registered under its own name, the one the runtime configs give as
+runner_type, and under 'StrictLoadRunner', the name the configs saved in older checkpoints give."""
 
 from mmengine.config import Config
 from mmengine.registry import RUNNERS
@@ -13,9 +13,8 @@ def test_both_names_build_the_checked_runner():
     assert RUNNERS.get('StrictLoadRunner') is CheckedRunner
 
 
-def test_runtime_configs_name_it():
-    named = [
+def test_runtime_configs_name_it_by_its_class_name():
+    named = {
         Config.fromfile(path).get('runner_type') for path in ROOT.glob('configs/**/runtime_*.py')
-    ]
-    assert 'StrictLoadRunner' in named
-    assert all(RUNNERS.get(name) is CheckedRunner for name in named if name)
+    }
+    assert named == {'CheckedRunner'}

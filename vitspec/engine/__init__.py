@@ -5,7 +5,6 @@ Importing this package registers every one of them."""
 
 from .checked_runner import CheckedRunner
 from .cpu_distributed import CPUDistributedDataParallel
-from .probe_grid_parallel import ProbeGridDataParallel
 from .hooks import (
     ComputableMetricsHook,
     DatasetReportHook,
@@ -26,6 +25,7 @@ from .optim import (
     LayerDecayOptimWrapperConstructor,
     no_decay_parameters,
 )
+from .probe_grid_parallel import ProbeGridDataParallel
 
 __all__ = [
     'CheckedRunner',

@@ -13,8 +13,8 @@ from .checkpointing.strict_load import MODULE_PREFIX, load_checkpoint_strict, pa
 from .hooks.iteration_seed import with_iteration_seed
 
 
-# 'StrictLoadRunner', its first name, is what the runtime configs give as runner_type (mmseg's
-# and mmdet's train scripts honour it too): kept, so that every built config stays as it was.
+# The runtime configs name it in runner_type (mmseg's and mmdet's train scripts honour it too);
+# 'StrictLoadRunner', its first name, stays registered for the configs saved in older checkpoints.
 @RUNNERS.register_module(name=['CheckedRunner', 'StrictLoadRunner'])
 class CheckedRunner(Runner):
     """mmengine's Runner, with

@@ -23,6 +23,7 @@ from mmengine.dataset import pseudo_collate
 from mmengine.registry import DefaultScope
 
 from vitspec.errors import ConfigError
+from vitspec.models.shared_backbone import BackboneView, SharedBackbone
 
 from .backbone_match import (
     check_same_backbone_config,
@@ -34,7 +35,6 @@ from .backbone_match import (
 from .large_images import slide_predict_heads
 from .model_loading import DEPTH, SEGMENTATION, LoadedModel, _models_registry, load_model
 from .prediction import Predictor, inference_pipeline, prepared, test_pipeline_cfg, trained_mixed
-from .shared_backbone import BackboneView, SharedBackbone
 
 
 class MultiHeadModel(torch.nn.Module):

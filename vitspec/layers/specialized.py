@@ -1,17 +1,15 @@
 """Token-type-specialized layers ("Revisiting [CLS] and Patch Token Interaction", 2602.08626):
 rows of the token sequence with parameters of their own.
 
-A layer serves row groups (``groups``, names of `ROW_GROUPS`: the CLS group, EoMT's queries);
-``forward(x, layout)`` applies each group's parameters to that group's rows in the
-`TokenLayout` and the shared parameters to the rest (an int ``layout`` ``n``: the first ``n``
-tokens are the CLS group). The shared parameters keep timm's names and a group's copies carry
-its prefix (``cls_weight``, ``query_weight``), so a plain timm checkpoint fills the shared copy
-and only the group keys are missing (`shared_key`: what each starts from).
-
-Each layer runs the op on all tokens and changes the group rows with the group's path computed
-on those slices: no extra FLOPs on the patch tokens and no full-size concatenation. The norm and
-the linear have their own backward (`specialized_functional`), which spares autograd's copy of
-the whole gradient behind an in-place write.
+A layer serves row groups (``groups``: `ROW_GROUPS`, the CLS group and EoMT's queries);
+``forward(x, layout)`` applies each group's parameters to its rows in the `TokenLayout` and the
+shared ones to the rest (an int layout ``n``: the first ``n`` tokens are the CLS group). The
+shared parameters keep timm's names and a group's carry its prefix (``cls_weight``,
+``query_weight``), so a plain timm checkpoint lacks only the group keys (`shared_key`: what
+each starts from). Each layer runs the op on all tokens and changes the group rows with the
+group's path on those slices: no extra FLOPs on the patch tokens and no full-size
+concatenation; the norm and the linear have their own backward (`specialized_functional`),
+which spares autograd's copy of the whole gradient behind an in-place write.
 
 Without autograd (inference, a frozen backbone), a LayerScale takes a per-token (N, D) table
 of its scales, built once per token layout and kept while they stay as they are: the
@@ -48,15 +46,8 @@ from .token_layout import ROW_GROUPS, TokenLayout, as_layout
 
 TABLE_MAX_ELEMENTS = 1 << 19
 
-# name of a group's parameter, less its group prefix -> the shared parameter it starts from
-# (None: its own init)
-_GROUP_PARAMS = {
-    'weight': 'weight',
-    'bias': 'bias',
-    'gamma': 'gamma',
-    'lora_a': None,
-    'lora_b': None,
-}
+# a group's parameter, less its prefix -> the shared one it starts from (None: its own init)
+_GROUP_PARAMS = dict(weight='weight', bias='bias', gamma='gamma', lora_a=None, lora_b=None)
 _GROUP_KEY = re.compile(rf'(^|\.)({"|".join(ROW_GROUPS)})_({"|".join(_GROUP_PARAMS)})$')
 
 Layout = Union[TokenLayout, int]
@@ -128,14 +119,11 @@ def init_group_from_shared(module: nn.Module, group: str = 'cls') -> None:
             m.init_group_from_shared(group)
 
 
-def init_cls_from_shared(module: nn.Module) -> None:
-    """The CLS copies of every specialized layer in ``module`` set to the shared parameters."""
-    init_group_from_shared(module, 'cls')
+init_cls_from_shared = init_group_from_shared  # its default group: CLS
 
 
 def _groups(groups: Sequence[str]) -> tuple:
-    unknown = [g for g in groups if g not in ROW_GROUPS]
-    if unknown or len(set(groups)) != len(groups):
+    if not set(groups) <= set(ROW_GROUPS) or len(set(groups)) != len(groups):
         raise ValueError(f'row groups are distinct names of {", ".join(ROW_GROUPS)}, got {groups}')
     return tuple(groups)
 

@@ -45,7 +45,7 @@ def narrow_checkpoint(demo_root, tmp_path_factory):
 
 
 def test_runtime_configs_name_the_strict_runner():
-    assert Config.fromfile(CONFIG).runner_type == 'StrictLoadRunner'
+    assert Config.fromfile(CONFIG).runner_type == 'CheckedRunner'
 
 
 def test_load_from_of_another_width_is_refused(demo_root, narrow_checkpoint, tmp_path):
