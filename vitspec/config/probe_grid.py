@@ -136,15 +136,6 @@ def _heads(cfg: Config) -> list:
     return list(heads)
 
 
-def _check_no_clipping(cfg: Config) -> None:
-    if (cfg.get('optim_wrapper') or {}).get('clip_grad'):
-        raise ConfigError(
-            'a probe grid cannot clip gradients: optim_wrapper.clip_grad clips the norm of every '
-            "head's gradients together, so one head's would shrink another's; set "
-            'optim_wrapper.clip_grad=None (the DINOv2 probes clip none)'
-        )
-
-
 def _check_frozen(cfg: Config) -> None:
     backbone = cfg.model.get('backbone') or {}
     if backbone.get('frozen_stages') != backbone.get('num_layers'):
@@ -158,7 +149,6 @@ def head_configs(cfg: Config) -> Dict[str, Config]:
     """Head name -> the single-probe config the head stands for."""
     heads = _heads(cfg)
     _check_frozen(cfg)
-    _check_no_clipping(cfg)
     single = copy.deepcopy(cfg)
     single.pop(GRID_KEY)
     configs = {}

@@ -1,5 +1,6 @@
 """Each head of a probe grid ends where its own single-probe run ends: same settings, seed and
-batches give the same weights, for segmentation and for depth, with dropout on. The best head
+batches give the same weights, for segmentation and for depth, with dropout on (segmentation)
+and gradient clipping (depth). The best head
 leaves the run as a checkpoint of its own config, which tools/test.py evaluates to the metric the
 grid gave it."""
 
@@ -110,6 +111,7 @@ def check_best_checkpoint(work_dir, key, test_dir):
 
 def depth_grid(root, work_dir, checkpoint, iters=3) -> Config:
     cfg = _common(Config.fromfile(DEPTH), work_dir, checkpoint, iters)
+    cfg.optim_wrapper.clip_grad = dict(max_norm=0.05)  # small: every head's step is clipped
     cfg.model.backbone.out_indices = (2,)
     cfg.model.decode_head.update(in_channels=32, num_inputs=1, norm_cfg=dict(type='BN'))
     for split in ('train_dataloader', 'val_dataloader', 'test_dataloader'):

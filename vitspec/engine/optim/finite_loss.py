@@ -96,6 +96,19 @@ class FiniteLossMixin:
             scaler.step(self.optimizer, **kwargs)
             scaler.update(self._scale_update_param)
 
+    def _clip_grad(self) -> None:
+        """mmengine's clipping, except that the heads of a probe grid (parameter groups named
+        by ``probe``) are each clipped on their own, as their single runs clip them."""
+        probes = {}
+        for group in self.optimizer.param_groups:
+            probes.setdefault(group.get('probe'), []).extend(group['params'])
+        if list(probes) == [None]:
+            return super()._clip_grad()
+        for params in probes.values():
+            params = [p for p in params if p.requires_grad and p.grad is not None]
+            if params:
+                self.clip_func(params, **self.clip_grad_kwargs)
+
     def _active_grad_scaler(self):
         scaler = getattr(self, 'loss_scaler', None)
         return scaler if scaler is not None and scaler.is_enabled() else None

@@ -3,7 +3,7 @@ config's constructor and optimizer settings (learning rate, weight decay, layer-
 then held by one optimizer, so one step updates every head as its single run's step would.
 
 A scheduler scales each group's own initial learning rate, so every head follows its single
-run's schedule. Gradient clipping is refused by the grid config (vitspec/config/probe_grid.py)."""
+run's schedule, and each head's gradients are clipped on their own (FiniteLossMixin._clip_grad)."""
 
 import copy
 
