@@ -76,7 +76,7 @@ from vitspec.conversion.plain_detr import convert_detr_head_file
 from vitspec.errors import CheckpointError, OutputPathError
 from vitspec.fileio import add_output, claim_outputs
 
-EOMT = 'eomt'  # a whole released EoMT network (vitspec.models.eomt.checkpoint_format)
+EOMT = 'eomt'  # a whole released EoMT network (vitspec.checkpoints.layouts.eomt)
 CHECKPOINT_SUFFIXES = ('.pth', '.pt')
 DETR = 'dinov3-detr'  # DINOv3's COCO detector head (vitspec.checkpoints.layouts.dinov3_detr)
 

@@ -3,10 +3,10 @@ checked against EoMTNetwork before writing."""
 
 import os.path as osp
 
+from vitspec.checkpoints.layouts.eomt import convert_eomt_checkpoint
 from vitspec.conversion.checkpoint import check_loads_on_meta
 from vitspec.fileio import atomic_torch_save, safe_torch_load
 from vitspec.models.backbones.spec_vit import SpecViT
-from vitspec.models.eomt.checkpoint_format import convert_eomt_checkpoint
 from vitspec.models.eomt.network import EoMTNetwork
 
 # where the segmentor EoMT holds its EoMTNetwork: the converted keys live under it

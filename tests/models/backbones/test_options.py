@@ -145,7 +145,8 @@ def test_each_argument_is_checked_by_its_kind(kw, message):
     ],
 )
 def test_arguments_in_range_are_taken(kw):
-    SpecViT(**{**TOY, **kw})
+    backbone = SpecViT(**{**TOY, **kw})
+    assert len(backbone.out_indices) == len(kw.get('out_indices', TOY.get('out_indices', [0])))
 
 
 def test_an_impossible_combination_is_refused_before_any_part_is_built(monkeypatch):

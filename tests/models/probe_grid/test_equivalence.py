@@ -24,25 +24,41 @@ BACKBONE = dict(num_layers=3, embed_dims=32, num_heads=2, frozen_stages=3, drop_
 @pytest.fixture(scope='module')
 def demo_root(tmp_path_factory):
     out = tmp_path_factory.mktemp('demo')
-    run_tool(['tools/make_demo_data.py', '--out', out, '--datasets', 'ade20k', 'nyu',
-              '--num-train', 6, '--num-val', 2])
+    run_tool(
+        [
+            'tools/make_demo_data.py',
+            '--out',
+            out,
+            '--datasets',
+            'ade20k',
+            'nyu',
+            '--num-train',
+            6,
+            '--num-val',
+            2,
+        ]
+    )
     return out
 
 
 def _common(cfg, work_dir, checkpoint, iters):
-    cfg.model.backbone.update(BACKBONE, init_cfg=dict(type='Pretrained', checkpoint=str(checkpoint)))
+    cfg.model.backbone.update(
+        BACKBONE, init_cfg=dict(type='Pretrained', checkpoint=str(checkpoint))
+    )
     cfg.custom_hooks = [*cfg.custom_hooks, dict(type='LinearProbeHook')]
     cfg.optim_wrapper.update(
         clip_grad=None,
-        constructor='LayerDecayOptimWrapperConstructor', paramwise_cfg=dict(decay_rate=1.0)
+        constructor='LayerDecayOptimWrapperConstructor',
+        paramwise_cfg=dict(decay_rate=1.0),
     )
     cfg.train_dataloader.update(batch_size=2, num_workers=0, persistent_workers=False)
     cfg.val_dataloader.update(num_workers=0, persistent_workers=False)
     cfg.train_cfg.update(max_iters=iters, val_interval=iters)
     cfg.default_hooks.checkpoint.update(interval=100, save_best=None)
     cfg.default_hooks.logger.interval = 1
-    cfg.param_scheduler = [dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=0,
-                                end=iters)]
+    cfg.param_scheduler = [
+        dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=0, end=iters)
+    ]
     cfg.work_dir = str(work_dir)
     cfg.launcher = 'none'
     cfg.randomness = dict(seed=3)
@@ -53,15 +69,21 @@ def seg_grid(root, work_dir, checkpoint, iters=3) -> Config:
     cfg = _common(Config.fromfile(SEG), work_dir, checkpoint, iters)
     cfg.model.backbone.out_indices = [2]
     cfg.model.decode_head = dict(
-        type='LinearBNHead', in_channels=[32], num_classes=150, dropout_ratio=0.3,
-        norm_cfg=dict(type='BN'), loss_decode=dict(type='CrossEntropyLoss', loss_weight=1.0),
+        type='LinearBNHead',
+        in_channels=[32],
+        num_classes=150,
+        dropout_ratio=0.3,
+        norm_cfg=dict(type='BN'),
+        loss_decode=dict(type='CrossEntropyLoss', loss_weight=1.0),
     )
     for split in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
         cfg[split].dataset.data_root = str(root / 'ade20k' / 'ADEChallengeData2016')
-    cfg.probe_grid = dict(heads=[
-        dict(name='lr1e-3_last1', lr=1e-3, taps=[2]),
-        dict(name='lr5e-3_last2', lr=5e-3, weight_decay=0.05, taps=[1, 2]),
-    ])
+    cfg.probe_grid = dict(
+        heads=[
+            dict(name='lr1e-3_last1', lr=1e-3, taps=[2]),
+            dict(name='lr5e-3_last2', lr=5e-3, weight_decay=0.05, taps=[1, 2]),
+        ]
+    )
     return cfg
 
 
@@ -91,8 +113,9 @@ def test_segmentation_heads_equal_their_single_runs(demo_root, tmp_path):
         heads = {k: v for k, v in single.items() if not k.startswith('backbone.')}
         assert heads
         for key, value in heads.items():
-            torch.testing.assert_close(grid[f'probes.{name}.{key}'], value, rtol=0, atol=1e-6,
-                                       msg=f'{name}: {key}')
+            torch.testing.assert_close(
+                grid[f'probes.{name}.{key}'], value, rtol=0, atol=1e-6, msg=f'{name}: {key}'
+            )
     check_best_checkpoint(tmp_path / 'grid', 'mIoU', tmp_path / 'test')
 
 
@@ -100,10 +123,20 @@ def check_best_checkpoint(work_dir, key, test_dir):
     record = json.loads((work_dir / 'probe_grid.json').read_text())
     best = record['best']
     scores = record['history'][-1]['scores']
-    assert scores[best] == max(scores.values()) if record['select'][1] == 'greater' else min(
-        scores.values())
-    done = run_tool(['tools/test.py', work_dir / 'best_probe.py', work_dir / 'best_probe.pth',
-                     '--work-dir', test_dir])
+    assert (
+        scores[best] == max(scores.values())
+        if record['select'][1] == 'greater'
+        else min(scores.values())
+    )
+    done = run_tool(
+        [
+            'tools/test.py',
+            work_dir / 'best_probe.py',
+            work_dir / 'best_probe.pth',
+            '--work-dir',
+            test_dir,
+        ]
+    )
     line = [ln for ln in done.stdout.splitlines() if ln.startswith('vitspec-metrics ')][-1]
     metrics = json.loads(line.split(' ', 1)[1])
     assert metrics[key] == pytest.approx(scores[best], abs=1e-6)
@@ -116,10 +149,12 @@ def depth_grid(root, work_dir, checkpoint, iters=3) -> Config:
     cfg.model.decode_head.update(in_channels=32, num_inputs=1, norm_cfg=dict(type='BN'))
     for split in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
         cfg[split].dataset.data_root = str(root / 'nyu')
-    cfg.probe_grid = dict(heads=[
-        dict(name='lin1', lr=1e-3, taps=[2], bn=False),
-        dict(name='lin3_bn', lr=3e-3, taps=[0, 1, 2], bn=True),
-    ])
+    cfg.probe_grid = dict(
+        heads=[
+            dict(name='lin1', lr=1e-3, taps=[2], bn=False),
+            dict(name='lin3_bn', lr=3e-3, taps=[0, 1, 2], bn=True),
+        ]
+    )
     return cfg
 
 
@@ -135,5 +170,6 @@ def test_depth_heads_equal_their_single_runs(demo_root, tmp_path):
         heads = {k: v for k, v in single.items() if not k.startswith('backbone.')}
         assert any(k.endswith('conv_depth.weight') or 'conv' in k for k in heads)
         for key, value in heads.items():
-            torch.testing.assert_close(grid[f'probes.{name}.{key}'], value, rtol=0, atol=1e-6,
-                                       msg=f'{name}: {key}')
+            torch.testing.assert_close(
+                grid[f'probes.{name}.{key}'], value, rtol=0, atol=1e-6, msg=f'{name}: {key}'
+            )

@@ -8,12 +8,12 @@ import torch.nn.functional as F
 from torch import nn
 
 from vitspec.checkpoints.filtered import FilteredCheckpoint
+from vitspec.checkpoints.layouts.eomt import renamed_query_copies
 from vitspec.errors import ConfigError
 from vitspec.layers import Attention, TokenLayout, center_pad_to_multiple
 from vitspec.layers.specialized import init_group_from_shared
 
 from ..backbones.options import QUERY_SPECIALIZE
-from .checkpoint_format import renamed_query_copies
 from .mask_module import EoMTHead
 from .query_block import QUERY, query_block_parts
 

@@ -26,17 +26,20 @@ The DINOv3 configs use a Hugging Face transformers backbone with other names: no
 
 import re
 
-from vitspec.checkpoints.architecture import infer_backbone_cfg
 from vitspec.errors import CheckpointError
+
+from ..architecture import infer_backbone_cfg
+from .rename import KEEP, rename_keys
 
 NETWORK = 'network.'
 BACKBONE = 'encoder.backbone.'
 # the Lightning module's keys outside the network that mean nothing to it
 DROPPED = re.compile(r'^(criterion\.empty_weight|network\.encoder\.pixel_(mean|std))$')
-_RENAMES = (
+RULES = (
     (rf'^{re.escape(BACKBONE)}', 'backbone.'),
     (r'^q\.weight$', 'query_embed.weight'),
     (r'^(class_head|mask_head|upscale)\.', r'head.\1.'),
+    KEEP,
 )
 
 
@@ -50,7 +53,7 @@ def renamed_query_copies(sd: dict) -> dict:
     ``blocks.9.attn.qkv.query_bias``); ``sd`` itself where it has none."""
     if not any(_FORMER_QUERY_COPY.search(k) for k in sd):
         return sd
-    return {_FORMER_QUERY_COPY.sub(r'\1\2.query_\3', k): v for k, v in sd.items()}
+    return rename_keys(sd, [(_FORMER_QUERY_COPY.pattern, r'\1\2.query_\3'), KEEP], 'EoMT')
 
 
 def eomt_state_dict(checkpoint) -> dict:
@@ -64,7 +67,7 @@ def eomt_state_dict(checkpoint) -> dict:
 
 def from_eomt(sd: dict) -> dict:
     """A released state dict -> EoMTNetwork's state dict (backbone in SpecViT's timm names)."""
-    out = {}
+    kept = {}
     unknown = []
     for key, value in sd.items():
         if DROPPED.match(key):
@@ -76,11 +79,10 @@ def from_eomt(sd: dict) -> dict:
         if name.startswith('encoder.') and not name.startswith(BACKBONE):
             unknown.append(key)
             continue
-        for pattern, repl in _RENAMES:
-            name = re.sub(pattern, repl, name)
-        out[name] = value
+        kept[name] = value
     if unknown:
         raise CheckpointError(f'keys outside the EoMT network layout: {", ".join(unknown)}')
+    out = rename_keys(kept, RULES, 'EoMT network')
     if 'backbone.blocks.0.attention.q_proj.weight' in out or any(
         '.layer.' in k for k in out if k.startswith('backbone.')
     ):

@@ -2,12 +2,12 @@ import pytest
 import torch
 
 from tests.checkpoints.eomt_reference import IMAGENET_MEAN, IMAGENET_STD, reference_eomt
+from vitspec.checkpoints.layouts.eomt import convert_eomt_checkpoint, from_eomt
 from vitspec.checkpoints.load import load_state_dict_strict
 from vitspec.conversion.eomt import convert_eomt_file
 from vitspec.errors import CheckpointError
 from vitspec.fileio import safe_torch_load
 from vitspec.models.backbones.spec_vit import SpecViT
-from vitspec.models.eomt.checkpoint_format import convert_eomt_checkpoint, from_eomt
 from vitspec.models.eomt.network import EoMTNetwork
 
 
