@@ -8,11 +8,7 @@
 # the best one is written as a checkpoint of it (docs/probe_grids.md).
 _base_ = './linear_vit-s14-dinov2_bnhead_8xb2-40k_ade20k-512x512.py'
 classification_lrs = [1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1]
-tap_sets = dict(last1=[11], last4=[8, 9, 10, 11])
 probe_grid = dict(
-    heads=[
-        dict(name=f'lr{lr * 2 * 8 / 256:.3g}_{taps}', lr=lr * 2 * 8 / 256, taps=blocks)
-        for taps, blocks in tap_sets.items()
-        for lr in classification_lrs
-    ]
+    lr=[lr * 2 * 8 / 256 for lr in classification_lrs],
+    taps=dict(last1=[11], last4=[8, 9, 10, 11]),
 )

@@ -8,11 +8,7 @@
 # by the recipe's save_best (abs_rel, lower is better), is written as a checkpoint of it.
 _base_ = './lin1_vit-s14-dinov2_8xb2-38k_nyu-416x544.py'
 classification_lrs = [1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1]
-tap_sets = dict(lin1=[11], lin4=[2, 5, 8, 11])
 probe_grid = dict(
-    heads=[
-        dict(name=f'lr{lr * 2 * 8 / 256:.3g}_{taps}', lr=lr * 2 * 8 / 256, taps=blocks)
-        for taps, blocks in tap_sets.items()
-        for lr in classification_lrs
-    ]
+    lr=[lr * 2 * 8 / 256 for lr in classification_lrs],
+    taps=dict(lin1=[11], lin4=[2, 5, 8, 11]),
 )

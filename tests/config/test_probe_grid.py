@@ -52,6 +52,31 @@ def test_grid_config_trains_every_head():
     assert grid_config(plain) is plain
 
 
+def test_a_product_of_settings_names_its_heads_by_what_varies():
+    cfg = Config.fromfile(SEG)
+    cfg.probe_grid = dict(lr=[1e-4, 2.5e-3], taps=dict(last1=[11], last2=[10, 11]))
+    heads = head_configs(cfg)
+    assert list(heads) == ['lr0p0001_last1', 'lr0p0001_last2', 'lr0p0025_last1', 'lr0p0025_last2']
+    assert heads['lr0p0025_last2'].optim_wrapper.optimizer.lr == 2.5e-3
+    assert list(heads['lr0p0025_last2'].model.backbone.out_indices) == [10, 11]
+
+
+@pytest.mark.parametrize(
+    'grid, match',
+    [
+        (dict(lr=1e-3), 'lr must be a list of values'),
+        (dict(taps=[[11]]), 'taps must be a dict of named tap sets'),
+        (dict(lr=[]), 'lr is empty'),
+        (dict(lrs=[1e-3]), "unknown keys \\['lrs'\\] \\(did you mean 'lr'"),
+    ],
+)
+def test_bad_products_are_refused(grid, match):
+    cfg = Config.fromfile(SEG)
+    cfg.probe_grid = grid
+    with pytest.raises(ConfigError, match=match):
+        head_configs(cfg)
+
+
 @pytest.mark.parametrize(
     'heads, grid, error, match',
     [
@@ -63,6 +88,8 @@ def test_grid_config_trains_every_head():
         ((dict(name='a', lr=0),), {}, ConfigError, 'lr must be above 0'),
         ((dict(name='a', bn=True),), {}, ConfigError, 'LinearDepthHead'),
         ((dict(name='a b'),), {}, ConfigError, 'name of letters'),
+        ((dict(name='lr0.1'),), {}, ConfigError, 'name of letters'),
+        ((dict(name='a'),), dict(lr=[0.1]), ConfigError, 'either heads'),
         ((dict(name='a'),), dict(select=('mIoU', 'up')), ConfigError, 'select'),
         ((dict(name='a'),), dict(chosen='mIoU'), ConfigKeyError, "unknown keys \\['chosen'\\]"),
     ],

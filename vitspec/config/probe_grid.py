@@ -4,9 +4,14 @@ in one run (DINOv2's linear classification eval trains its grid of classifiers t
 facebookresearch/dinov2 dinov2/eval/linear.py).
 
     probe_grid = dict(
-        heads=[dict(name='lr1e-3_last1', lr=1e-3, taps=[11]), ...],
+        lr=[1e-4, 1e-3],                           # a product of settings: 4 heads,
+        taps=dict(last1=[11], last4=[8, 9, 10, 11]),   # named lr0p0001_last1, ...
         select=('mIoU', 'greater'),   # optional: the single config's save_best, or its metric's
     )
+
+or ``heads=[dict(name='a', lr=1e-3, taps=[11]), ...]``, each head written out. Each setting of
+the product is a list of values (``taps``: a dict of named tap sets), so
+``--cfg-options probe_grid.lr=[0.001,0.002]`` chooses another grid.
 
 A head's settings are changes to the single-probe config (SETTINGS says which keys each one
 sets), so the config a head stands for -- its single run -- is the grid config without
@@ -24,7 +29,7 @@ from mmengine.config import Config
 from vitspec.errors import ConfigError, ConfigKeyError, did_you_mean
 
 GRID_KEY = 'probe_grid'
-NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._+-]*$')
+NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_+-]*$')  # no '.': it names the head's module
 # the metric a head is chosen by when the config's checkpoint hook names none
 SELECT_BY_METRIC = {'IoUMetric': ('mIoU', 'greater'), 'DepthErrorMetric': ('rmse', 'less')}
 RULES = ('greater', 'less')
@@ -105,14 +110,57 @@ def is_grid(cfg: Config) -> bool:
     return cfg.get(GRID_KEY) is not None
 
 
+def _product(grid: dict) -> list:
+    """The heads of a product of settings, each named by the values that vary."""
+    heads = [dict(name=[])]
+    for key in SETTINGS:
+        if key not in grid:
+            continue
+        values = grid[key]
+        if key == 'taps' and isinstance(values, dict):
+            named = list(values.items())
+        elif isinstance(values, (list, tuple)) and key != 'taps':
+            named = [(_value_name(key, v), v) for v in values]
+        else:
+            kind = 'a dict of named tap sets' if key == 'taps' else 'a list of values'
+            raise ConfigError(f'{GRID_KEY}.{key} must be {kind}, got {values!r}')
+        if not named:
+            raise ConfigError(f'{GRID_KEY}.{key} is empty: a grid needs at least one head')
+        heads = [
+            dict(head, **{key: value}, name=head['name'] + [label])
+            for head in heads
+            for label, value in named
+        ]
+    return [dict(head, name='_'.join(head['name'])) for head in heads]
+
+
+def _value_name(key: str, value) -> str:
+    if key == 'bn':
+        return 'bn' if value else 'nobn'
+    short = dict(lr='lr', weight_decay='wd')[key]
+    text = f'{value:.3g}' if isinstance(value, (int, float)) else str(value)
+    return short + text.replace('.', 'p')  # 0.001 -> lr0p001
+
+
 def _heads(cfg: Config) -> list:
     grid = cfg.get(GRID_KEY)
     if not isinstance(grid, dict):
-        raise ConfigError(f'{GRID_KEY} must be a dict with heads=[...], got {type(grid).__name__}')
-    unknown = sorted(set(grid) - {'heads', 'select'})
+        raise ConfigError(f'{GRID_KEY} must be a dict of settings, got {type(grid).__name__}')
+    known = ('heads', 'select', *SETTINGS)
+    unknown = sorted(set(grid) - set(known))
     if unknown:
-        raise ConfigKeyError(f'{GRID_KEY}: unknown keys {unknown}; known: heads, select')
-    heads = grid.get('heads')
+        hint = did_you_mean(unknown[0], known)
+        raise ConfigKeyError(
+            f'{GRID_KEY}: unknown keys {unknown}{" (" + hint + ")" if hint else ""}; known: '
+            f'{", ".join(known)}'
+        )
+    product = [key for key in SETTINGS if key in grid]
+    if product and 'heads' in grid:
+        raise ConfigError(
+            f'{GRID_KEY}: give either heads=[...] or a product of settings ({", ".join(product)}), '
+            f'not both'
+        )
+    heads = _product(grid) if product else grid.get('heads')
     if not isinstance(heads, (list, tuple)) or not heads:
         raise ConfigError(f'{GRID_KEY}.heads is empty: a grid needs at least one head')
     seen = set()
@@ -120,7 +168,7 @@ def _heads(cfg: Config) -> list:
         name = head.get('name') if isinstance(head, dict) else None
         if not isinstance(name, str) or not NAME.match(name):
             raise ConfigError(
-                f'{GRID_KEY}.heads: every head needs a name of letters, digits and ._+- '
+                f'{GRID_KEY}.heads: every head needs a name of letters, digits and _+- '
                 f'(it names its metrics and its checkpoint), got {head!r}'
             )
         if name in seen:
