@@ -39,7 +39,7 @@ ALLOWED = {
     # config handling: where the configs are, the config tree, --cfg-options, key typos, digests
     'config': {'errors'},
     'engine': {*MODEL_SIDE, 'datasets', 'mmcv_ops'},
-    # runs: a Runner from a config and its work dir; then the top parts, what tools/ is made of
+    # runs: a run of a config: its Runner, work dir (lock, logs, final metrics), evaluation
     'runs': {*MODEL_SIDE, 'datasets', 'evaluation', 'depth_crops', 'engine'},
     'conversion': MODEL_SIDE,  # released files into checkpoints of our models
     'analysis': MODEL_SIDE,  # inside a backbone: source, size, features, conditioning

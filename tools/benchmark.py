@@ -82,7 +82,8 @@ def main(argv=None):
         nargs='+',
         action=DictAction,
         metavar='KEY=VALUE',
-        help='with --config: override entries of every config, '
+        help='with --config: override entries of every config (probe_grid.* only those of probe '
+        'grid configs, e.g. probe_grid.lr=[0.001,0.002] to compare a grid with its probe), '
         'e.g. optim_wrapper.type=AmpOptimWrapper',
     )
     parser.add_argument(

@@ -104,3 +104,14 @@ def test_a_backbone_that_trains_is_refused():
     cfg.model.backbone.frozen_stages = -1
     with pytest.raises(ConfigError, match='frozen backbone'):
         grid_config(cfg)
+
+
+def test_a_wrapper_that_cannot_step_heads_in_turn_and_tta_are_refused():
+    cfg = with_grid(SEG, dict(name='a'))
+    cfg.optim_wrapper.type = 'OptimWrapper'
+    with pytest.raises(ConfigError, match='update_params_in_turn'):
+        grid_config(cfg)
+    cfg = with_grid(SEG, dict(name='a'))
+    cfg.test_with_tta = True
+    with pytest.raises(ConfigError, match='without test-time augmentation'):
+        grid_config(cfg)

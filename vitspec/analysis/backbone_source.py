@@ -1,6 +1,6 @@
-"""Where the analysis tools (model_info, visualize_features) get a SpecViT from: a config, a
-config plus weights, or a converted checkpoint (tools/convert_checkpoint.py stores the
-architecture in meta['backbone_cfg']).
+"""A SpecViT to analyse, from a config, a config plus weights, or a converted checkpoint
+(tools/convert_checkpoint.py stores the architecture in meta['backbone_cfg']); the analysis
+tools (model_info, visualize_features) name their backbones this way.
 
     configs/x.py              the config's backbone; its init_cfg checkpoint if the file exists,
                               else random weights (seeded)

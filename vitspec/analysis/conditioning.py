@@ -1,5 +1,5 @@
-"""Condition numbers of the token matrices inside a SpecViT, block by block: what
-tools/analyze_conditioning.py measures.
+"""Condition numbers of the token matrices inside a SpecViT, block by block
+(tools/analyze_conditioning.py reports them).
 
 "Always Skip Attention" (Ji et al., arXiv 2505.01996) defines the condition number of a matrix
 as kappa(M) = sigma_max(M) / sigma_min(M) and plots, per layer of a ViT-Tiny, that of the output

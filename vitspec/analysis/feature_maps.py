@@ -1,5 +1,5 @@
-"""PCA maps of patch features and CLS-vs-patch cosine similarity per block: what
-tools/visualize_features.py draws for each backbone."""
+"""PCA maps of a backbone's patch features and the cosine similarity of its CLS token to each
+patch, per block (tools/visualize_features.py draws them)."""
 
 import sys
 

@@ -1,4 +1,5 @@
-"""Parameters, FLOPs and per-block widths of a config's model and backbone (tools/model_info.py).
+"""Parameters, FLOPs and per-block widths of a config's model and backbone (tools/model_info.py
+prints them).
 
 Parameters: the whole model, its backbone, and the backbone's extra parameters over the plain
 backbone (the same config with the arguments of its technique fragment(s) back at SpecViT's

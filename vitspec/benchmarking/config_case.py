@@ -11,8 +11,10 @@ from mmengine.model import revert_sync_batchnorm
 from mmengine.optim import AmpOptimWrapper, build_optim_wrapper
 from mmengine.registry import MODELS, init_default_scope
 
+from vitspec.config.probe_grid import GRID_KEY, grid_config, is_grid
 from vitspec.errors import ConfigError
 from vitspec.mmcv_ops.kernel_sets import use_kernels
+from vitspec.models.probe_grid import ProbeGrid
 
 from .config_source import crop_size, load_config, train_batch_size
 from .memory import step_memory_bytes
@@ -40,15 +42,16 @@ class ConfigCase:
         use_kernels(kernels)
         torch.manual_seed(0)
         self.name, self.device, self.mode = name, device, mode
-        cfg = load_config(config, cfg_options)
+        cfg = grid_config(_with_options(load_config(config), cfg_options or {}))
         init_default_scope(cfg.get('default_scope', 'mmengine'))
         self.model = revert_sync_batchnorm(MODELS.build(cfg.model)).to(device)
         self.model.train(mode == 'training')
         self.optim_wrapper = build_optim_wrapper(self.model, cfg.optim_wrapper)
-        self.task = task_of(cfg, self.model)
+        probe = self.model.first_probe if isinstance(self.model, ProbeGrid) else self.model
+        self.task = task_of(cfg, probe)
         self.size = crop_size(cfg)
         self.batch = batch or train_batch_size(cfg)
-        self.data = random_batch(self.task, self.model, self.size, self.batch)
+        self.data = random_batch(self.task, probe, self.size, self.batch)
         # mmseg 1.x builds no AMP from a config's `fp16=dict(loss_scale=...)`: only the
         # optimizer wrapper decides; say so where a config still has the key
         self.fp16_key_ignored = 'fp16' in cfg and not self._amp()
@@ -102,3 +105,13 @@ class ConfigCase:
 
     def memory_bytes(self):
         return step_memory_bytes(self.step, self.device)
+
+
+def _with_options(cfg, options: dict):
+    """``options`` merged into ``cfg``, those under ``probe_grid.`` only into a grid config: one
+    ``--cfg-options probe_grid.lr=[...]`` chooses the grid compared with its single probe."""
+    grid_only = {k: v for k, v in options.items() if k.startswith(f'{GRID_KEY}.')}
+    cfg.merge_from_dict({k: v for k, v in options.items() if k not in grid_only})
+    if is_grid(cfg):
+        cfg.merge_from_dict(grid_only)
+    return cfg

@@ -184,6 +184,23 @@ def _heads(cfg: Config) -> list:
     return list(heads)
 
 
+STEPPING_WRAPPERS = ('FiniteLossOptimWrapper', 'FiniteLossAmpOptimWrapper')
+
+
+def _check_runnable(cfg: Config) -> None:
+    kind = (cfg.get('optim_wrapper') or {}).get('type')
+    if kind not in STEPPING_WRAPPERS:
+        raise ConfigError(
+            f'a probe grid steps its heads in turn through {" or ".join(STEPPING_WRAPPERS)} '
+            f'(update_params_in_turn); optim_wrapper.type is {kind!r}'
+        )
+    if cfg.get('test_with_tta'):
+        raise ConfigError(
+            'a probe grid evaluates its heads without test-time augmentation: drop '
+            'test_with_tta, and test the best head (best_probe.pth) with it'
+        )
+
+
 def _check_frozen(cfg: Config) -> None:
     backbone = cfg.model.get('backbone') or {}
     if backbone.get('frozen_stages') != backbone.get('num_layers'):
@@ -197,6 +214,7 @@ def head_configs(cfg: Config) -> Dict[str, Config]:
     """Head name -> the single-probe config the head stands for."""
     heads = _heads(cfg)
     _check_frozen(cfg)
+    _check_runnable(cfg)
     single = copy.deepcopy(cfg)
     single.pop(GRID_KEY)
     configs = {}

@@ -1,4 +1,5 @@
-"""tools/test.py: the config a checkpoint was trained with against the one it is tested with.
+"""The config a checkpoint was trained with against the one it is tested with, compared before
+any weight is read (checkpoints/trained.py; tools/test.py's test of a checkpoint).
 
 mmengine saves the training config in every checkpoint (``meta['cfg']``). A test config that
 builds another model from the same parameters (Token Graying on a plainly trained checkpoint:

@@ -1,6 +1,6 @@
 """A released decode head (DINOv2's trained probes, DINOv3's Mask2Former segmentor) and the
-backbone checkpoint its config names, combined into one checkpoint of the config's model, so that
-tools/test.py evaluates the published head without training.
+backbone checkpoint its config names, combined into one checkpoint of the config's model: the
+published head evaluated (tools/test.py) without training.
 
 The model is built from the config; its backbone loads the config's pretrained checkpoint (or
 ``backbone``) as training would (SpecViT.init_weights; a ViTAdapter's is its ``vit``'s), its head

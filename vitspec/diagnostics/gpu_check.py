@@ -1,6 +1,8 @@
-"""What tools/gpu_check.sh reports, the first command on a GPU machine: the training runs'
-losses, speed and memory read from their logs, whether a mixed-precision run's losses agree with
-fp32's, the report table, and mmcv's ops on the device against CPU. The runs themselves are
+"""A GPU machine's check report: the training runs' losses, speed and memory read from their
+logs, whether a mixed-precision run's losses agree with fp32's, the report table, and mmcv's
+ops on the device against CPU.
+
+tools/gpu_check.sh prints it, the first command on a GPU machine; the runs themselves are
 started by tools/gpu_check.py (its docstring says what it checks)."""
 
 import json

@@ -1,3 +1,6 @@
+"""Multi-head self-attention over the whole token sequence, global or in ViTDet's windows,
+with relative position biases and rotary embeddings (timm parameter names)."""
+
 import torch
 import torch.nn.functional as F
 from torch import nn

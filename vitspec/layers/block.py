@@ -1,3 +1,6 @@
+"""The pre-norm transformer block, built from its parts (timm names: norm1, attn, ls1, norm2,
+mlp, ls2)."""
+
 from typing import Callable, Optional, Union
 
 import torch

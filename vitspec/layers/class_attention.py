@@ -1,3 +1,6 @@
+"""CaiT's class attention and class-attention block: the CLS token reads the patches and is
+the only token updated."""
+
 import torch
 import torch.nn.functional as F
 from timm.layers import LayerScale, Mlp

@@ -1,3 +1,5 @@
+"""timm's two-layer MLP (fc1, GELU, fc2) as a transformer block part."""
+
 import torch
 from torch import nn
 

@@ -1,3 +1,6 @@
+"""Patch embedding: an image into non-overlapping patch tokens, and DINOv2's centred zero
+padding to a multiple of the patch size."""
+
 import torch
 import torch.nn.functional as F
 from torch import nn

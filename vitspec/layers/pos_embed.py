@@ -1,3 +1,6 @@
+"""Learned absolute position embeddings resampled to another token grid (timm's, DINOv2's
+and ViTDet's rules)."""
+
 import torch
 import torch.nn.functional as F
 from timm.layers import resample_abs_pos_embed

@@ -1,3 +1,6 @@
+"""Talking-heads attention (Shazeer et al. 2020, as in CaiT): the heads' attention maps
+mixed before and after the softmax."""
+
 import torch
 import torch.nn.functional as F
 from torch import nn

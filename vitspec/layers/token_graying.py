@@ -1,3 +1,6 @@
+"""Token Graying ("Always Skip Attention", arXiv 2505.01996): an image's patch matrix
+pre-conditioned before patch embedding, by SVD or by DCT."""
+
 import torch
 from torch import nn
 

@@ -1,4 +1,4 @@
-"""tools/reproductions.py --compare: finished runs against the ledger rows of their config.
+"""Finished runs against the ledger rows of their config (tools/reproductions.py --compare).
 
 A work dir is matched to rows by the config mmengine dumped into it (<work_dir>/<config name>.py,
 the same file name as the row's config), and that dump is checked against the row's protocol

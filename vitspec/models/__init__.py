@@ -1,3 +1,6 @@
+"""The models of vitspec: the SpecViT backbone and the heads, necks, losses, segmentors and
+detectors around it. Importing this package registers them."""
+
 from . import (  # noqa: F401
     eomt,
     heads,

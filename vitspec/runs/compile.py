@@ -1,4 +1,5 @@
-"""``torch.compile`` for a run: ``--compile`` of tools/train.py and tools/test.py.
+"""``torch.compile`` for a run, in training and in test (tools/train.py and tools/test.py turn
+it on with ``--compile``).
 
 mmengine's Runner compiles the model's ``train_step`` when the config sets ``compile`` (True, or
 a dict of ``torch.compile`` keyword arguments such as ``backend`` or ``mode``), in ``train()``

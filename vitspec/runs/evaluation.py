@@ -1,5 +1,6 @@
-"""What tools/test.py does to a config and a Runner: the checkpoint to test, prediction pictures,
-test-time augmentation, and the metrics it prints."""
+"""The evaluation of a trained checkpoint by a config's Runner: the checkpoint as the config's
+``load_from``, prediction pictures, test-time augmentation, and the scalar metrics of the result
+(tools/test.py uses it)."""
 
 from mmengine.registry import RUNNERS
 

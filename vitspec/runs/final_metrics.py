@@ -1,6 +1,7 @@
 """The final metrics of a finished run, read from its work dir as mmengine 0.10.7 wrote it: the
-newest tools/test.py result (<ts>/<ts>.json), else the validation record logged at the end of
-training (the step of the dumped config's train_cfg.max_iters, or max_epochs)."""
+newest test result (<ts>/<ts>.json, as tools/test.py writes it), else the validation record
+logged at the end of training (the step of the dumped config's train_cfg.max_iters, or
+max_epochs)."""
 
 import json
 from pathlib import Path

@@ -1,5 +1,6 @@
-"""What tools/train.py and tools/test.py share: a config from the command line, and a Runner
-that also works distributed on CPU (gloo) when no GPU is present.
+"""A run's Runner from its config: the config with its ``--cfg-options`` and work dir, the
+mixed-precision form of its optimizer wrapper, and a Runner that also works distributed on CPU
+(gloo) when no GPU is present. tools/train.py and tools/test.py build their Runner here.
 
 Everything a run does (finite-loss guard, hooks, safe checkpoint I/O) is declared by the config
 itself, so mmseg's and mmdet's own tools/train.py run our configs the same way.

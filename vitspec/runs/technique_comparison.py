@@ -1,5 +1,5 @@
-"""Two configs that differ only in a backbone technique: the check behind
-tools/compare_techniques.py. Anything but the technique options differing (checkpoint, schedule,
+"""Two configs that differ only in a backbone technique, checked so before they are compared
+(tools/compare_techniques.py). Anything but the technique options differing (checkpoint, schedule,
 data, head, seed ...) is refused with the keys that differ, and so are two configs that build the
 same model; frozen probes compare pretrained checkpoints, so there the checkpoints may differ."""
 

@@ -1,4 +1,5 @@
-"""``tools/train.py --vis-backend tensorboard wandb``: add mmengine visualizer backends to a config.
+"""mmengine visualizer backends (TensorBoard, Weights & Biases) added to a config's visualizer,
+besides its local one (``tools/train.py --vis-backend tensorboard wandb``).
 
 A flag rather than a ``_base_`` fragment because mmengine refuses a key (``visualizer``) defined
 in two bases, and every runtime base already defines it. The same in a leaf config file:

@@ -4,16 +4,12 @@ DINOv2's segmentation_m2f code) give, through mmseg's Mask2FormerHead built from
 Mask2Former fragment (at toy sizes), the class and mask predictions of the reference after every
 decoder layer; the backbone's tensors land in our ViTAdapter, its ViT under ``vit.``."""
 
-import copy
-
 import pytest
 import torch
-from mmengine.config import Config, ConfigDict
-from mmengine.registry import init_default_scope
-from mmseg.registry import MODELS
 
 from tests.checkpoints import dinov2_m2f_reference as ref
-from tests.checkpoints.dinov3_m2f_reference import synthetic
+from tests.checkpoints.m2f_reference import synthetic
+from tests.checkpoints.m2f_toy import DEC, HEADS, adapter_maps, build_toy_head, released_head
 from tests.utils import ROOT
 from vitspec.checkpoints import load_state_dict_strict
 from vitspec.checkpoints.layouts.dinov2_m2f import from_dinov2_adapter
@@ -25,48 +21,18 @@ from vitspec.checkpoints.layouts.head_formats import (
 from vitspec.errors import CheckpointError
 from vitspec.models.vit_adapter import ViTAdapter
 
-IN_DIMS, DIMS, HEADS, FFN, CLASSES, QUERIES, ENC, DEC = 24, 64, 4, 96, 5, 7, 2, 4
 FRAGMENT = ROOT / 'configs' / '_base_' / 'models' / 'mask2former_head_ade20k.py'
 
 
-def toy_head_cfg():
-    """Our ADE20K Mask2Former fragment at toy sizes: only widths, depths and counts change."""
-    head = copy.deepcopy(Config.fromfile(str(FRAGMENT)).model.decode_head)
-    head.update(in_channels=[IN_DIMS] * 4, feat_channels=DIMS, out_channels=DIMS)
-    head.update(num_classes=CLASSES, num_queries=QUERIES)
-    head.loss_cls.class_weight = [1.0] * CLASSES + [0.1]
-    encoder, decoder = head.pixel_decoder.encoder, head.transformer_decoder
-    encoder.num_layers, decoder.num_layers = ENC, DEC
-    for attn in (
-        encoder.layer_cfg.self_attn_cfg,
-        decoder.layer_cfg.self_attn_cfg,
-        decoder.layer_cfg.cross_attn_cfg,
-    ):
-        attn.update(embed_dims=DIMS, num_heads=HEADS)
-    for ffn in (encoder.layer_cfg.ffn_cfg, decoder.layer_cfg.ffn_cfg):
-        ffn.update(embed_dims=DIMS, feedforward_channels=FFN)
-    for pos in (head.positional_encoding, head.pixel_decoder.positional_encoding):
-        pos.num_feats = DIMS // 2
-    return head
-
-
 def released(seed=0):
-    layout = ref.head_layout(IN_DIMS, DIMS, FFN, HEADS, CLASSES, QUERIES, ENC, DEC)
-    return synthetic(layout, ref.HEAD, seed=seed)
+    return released_head(ref, seed=seed)
 
 
 def converted_head(sd):
     head_sd, others = convert_head_state_dict(sd, 'dinov2', 'Mask2FormerHead')
-    init_default_scope('mmseg')
-    head = MODELS.build(ConfigDict(toy_head_cfg()))
+    head = build_toy_head(FRAGMENT)
     load_state_dict_strict(head, head_sd, source='released')
     return head.eval(), others
-
-
-def adapter_maps(batch=2, size=(64, 96), seed=1):
-    g = torch.Generator().manual_seed(seed)
-    h, w = size
-    return [torch.randn(batch, IN_DIMS, h // s, w // s, generator=g) for s in (4, 8, 16, 32)]
 
 
 def test_class_and_mask_predictions_equal_the_reference():

@@ -2,16 +2,22 @@
 through mmseg's Mask2FormerHead built from our DINOv3 head fragment (at toy sizes), the class
 and mask predictions of a reference written from DINOv3's head code (dinov3_m2f_reference.py)."""
 
-import copy
-
 import pytest
 import torch
-from mmengine.config import Config, ConfigDict
+from mmengine.config import Config
 from mmengine.registry import init_default_scope
-from mmseg.registry import MODELS
 from mmseg.structures import SegDataSample
 
 from tests.checkpoints import dinov3_m2f_reference as ref
+from tests.checkpoints.m2f_reference import synthetic
+from tests.checkpoints.m2f_toy import (
+    DEC,
+    DIMS,
+    HEADS,
+    adapter_maps,
+    build_toy_head,
+    released_head,
+)
 from tests.utils import ROOT
 from vitspec.checkpoints import load_state_dict_strict
 from vitspec.checkpoints.layouts.dinov3_m2f import (
@@ -23,54 +29,19 @@ from vitspec.checkpoints.layouts.dinov3_m2f import (
 from vitspec.errors import CheckpointError
 from vitspec.models.vit_adapter import ViTAdapter
 
-IN_DIMS, DIMS, HEADS, FFN, CLASSES, QUERIES, ENC, DEC = 24, 64, 4, 96, 5, 7, 2, 4
 FRAGMENT = ROOT / 'configs' / '_base_' / 'models' / 'mask2former_dinov3.py'
 
 
-def toy_head_cfg():
-    """Our DINOv3 head fragment at toy sizes: only widths, depths and counts change."""
-    head = copy.deepcopy(Config.fromfile(str(FRAGMENT)).model.decode_head)
-    head.update(in_channels=[IN_DIMS] * 4, feat_channels=DIMS, out_channels=DIMS)
-    head.update(num_classes=CLASSES, num_queries=QUERIES)
-    head.loss_cls.class_weight = [1.0] * CLASSES + [0.1]
-    encoder, decoder = head.pixel_decoder.encoder, head.transformer_decoder
-    encoder.num_layers, decoder.num_layers = ENC, DEC
-    for attn in (
-        encoder.layer_cfg.self_attn_cfg,
-        decoder.layer_cfg.self_attn_cfg,
-        decoder.layer_cfg.cross_attn_cfg,
-    ):
-        attn.update(embed_dims=DIMS, num_heads=HEADS)
-    for ffn in (encoder.layer_cfg.ffn_cfg, decoder.layer_cfg.ffn_cfg):
-        ffn.update(embed_dims=DIMS, feedforward_channels=FFN)
-    for pos in (head.positional_encoding, head.pixel_decoder.positional_encoding):
-        pos.num_feats = DIMS // 2
-    return head
-
-
-def build_head():
-    init_default_scope('mmseg')
-    return MODELS.build(ConfigDict(toy_head_cfg()))
-
-
 def released_segmentor(seed=0):
-    layout = ref.head_layout(IN_DIMS, DIMS, FFN, HEADS, CLASSES, QUERIES, ENC, DEC)
-    return ref.synthetic(layout, ref.HEAD, seed=seed)
+    return released_head(ref, seed=seed)
 
 
 def converted_head(released):
     head_sd, adapter, others = split_segmentor(released)
     assert adapter == {} and others == []
-    head = build_head()
+    head = build_toy_head(FRAGMENT)
     load_state_dict_strict(head, from_dinov3_m2f_head(head_sd), source='released')
     return head.eval()
-
-
-def adapter_maps(batch=2, size=(64, 96), seed=1):
-    """The adapter's 4 maps at strides 4, 8, 16, 32 of a ``size`` image, finest first."""
-    g = torch.Generator().manual_seed(seed)
-    h, w = size
-    return [torch.randn(batch, IN_DIMS, h // s, w // s, generator=g) for s in (4, 8, 16, 32)]
 
 
 def test_the_fragment_has_dinov3s_numbers():
@@ -179,10 +150,9 @@ TOY_ADAPTER = dict(
 
 def released_whole(seed=0):
     adapter = ref.adapter_layout(VIT_DIMS, INPLANES, DEFORM_HEADS, interactions=4)
-    head = ref.head_layout(VIT_DIMS, DIMS, FFN, HEADS, CLASSES, QUERIES, ENC, DEC)
     return {
-        **ref.synthetic(adapter, ref.ADAPTER, seed=seed),
-        **ref.synthetic(head, ref.HEAD, seed=seed + 1),
+        **synthetic(adapter, ref.ADAPTER, seed=seed),
+        **released_head(ref, seed=seed + 1, in_dims=VIT_DIMS),
     }
 
 
@@ -196,9 +166,7 @@ def converted_whole(released):
             p.normal_(std=0.2)  # a ViT away from its init, as a checkpoint would load
     merged = with_own_vit(backbone.state_dict(), from_dinov3_adapter(adapter_sd))
     load_state_dict_strict(backbone, merged, source='released')
-    head_cfg = toy_head_cfg()
-    head_cfg.in_channels = [VIT_DIMS] * 4
-    head = MODELS.build(ConfigDict(head_cfg))
+    head = build_toy_head(FRAGMENT, in_dims=VIT_DIMS)
     load_state_dict_strict(head, from_dinov3_m2f_head(head_sd), source='released')
     return backbone.eval(), head.eval()
 

@@ -1,5 +1,5 @@
-"""The checkpoint that resuming a work dir continues from (``--resume`` without a file, or
-``resume=True`` without ``load_from``).
+"""The checkpoint that resuming a work dir continues from: ``resume=True`` without
+``load_from`` (tools/train.py's ``--resume`` without a file).
 
 mmengine's ``find_latest_checkpoint`` returns None when the work dir has no ``last_checkpoint``
 pointer, and the run then trains from iteration 0 ('Auto resumed from the latest checkpoint

@@ -1,4 +1,4 @@
-"""A Runner's checkpoint into its model, strictly: ``load_from`` and ``--resume`` (and
+"""A Runner's checkpoint into its model, strictly: ``load_from`` and resuming (and so
 tools/test.py, which names its checkpoint as ``load_from``) refuse a checkpoint that does not
 fit the model, naming the file and the keys.
 

@@ -1,4 +1,5 @@
-"""Prediction pictures (tools/test.py --show-dir) drawn on the pixels the model saw.
+"""Visualization hooks that draw prediction pictures on the pixels the model saw, in their stored
+order (the pictures of ``tools/test.py --show-dir``).
 
 Images are loaded in their stored pixel order, an EXIF orientation tag ignored
 (datasets/image_orientation.py), so predictions are in that order too. mmseg's and mmdet's

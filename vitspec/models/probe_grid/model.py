@@ -12,7 +12,7 @@ from collections import OrderedDict
 from typing import Dict, List
 
 import torch
-from mmengine.model import BaseModel
+from mmengine.model import BaseModel, ModuleDict
 from mmseg.registry import MODELS
 from torch import nn
 
@@ -58,7 +58,7 @@ class ProbeGrid(BaseModel):
         union = sorted({i for p in probes.values() for i in p['backbone'].get('out_indices', ())})
         self.backbone = MODELS.build(dict(backbone, out_indices=union))
         self.__dict__['shared'] = SharedBackbone(self.backbone, union)  # registered as backbone
-        self.probes = nn.ModuleDict()
+        self.probes = ModuleDict()  # mmengine's: init_weights reaches the heads
         for name, probe in probes.items():
             view = dict(
                 type='BackboneView',
