@@ -18,7 +18,8 @@ from tests.utils import ROOT, schedule_trace
 ALL = sorted(
     p.relative_to(ROOT) for d in ('nyu', 'kitti') for p in (ROOT / 'configs' / d).glob('*.py')
 )
-REPRO = [p for p in ALL if '-dinov2_8xb2' in p.name]
+GRIDS = [p for p in ALL if '-grid_' in p.name]  # probe grids: tests/config/test_probe_grid.py
+REPRO = [p for p in ALL if '-dinov2_8xb2' in p.name and p not in GRIDS]
 FIXED = [p for p in ALL if '_gradloss-fixed_' in p.name]
 DINOV3 = [p for p in ALL if '-dinov3_' in p.name]  # tests/configs/test_dinov3_configs.py
 QUIRK = [p for p in ALL if '_train-mode-quirk_' in p.name]  # test_linear_probe_train_mode.py
@@ -55,7 +56,8 @@ def test_the_grid_is_complete():
         f'linear_vit-g14-dinov2_dinov3-protocol_bnhead_8xb2-38k_{ds}.py'
         for ds in ('nyu-416x544', 'kitti-352x704')
     }
-    assert names == {p.name for p in REPRO + FIXED} | spec | dinov3 | dinov2_in_dinov3
+    grids = {'lin-grid_vit-s14-dinov2_8xb2-38k_nyu-416x544.py'}
+    assert names == {p.name for p in REPRO + FIXED} | spec | dinov3 | dinov2_in_dinov3 | grids
     assert len(REPRO) == len(FIXED) == 24
 
 

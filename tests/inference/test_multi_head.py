@@ -193,7 +193,7 @@ def test_heads_slide_on_shared_windows_as_each_slides_alone(
     assert slid[seg_name].shape == slid[depth_name].shape == bgr.shape[:2]
     assert np.array_equal(slid[seg_name], seg)
     np.testing.assert_allclose(slid[depth_name], depth, rtol=1e-5, atol=1e-6)
-    assert multi.shared._outputs is None  # released
+    assert multi.shared._outputs == {}  # released
 
     infer = load_tool('infer')
     out = tmp_path / 'out'

@@ -18,6 +18,8 @@ METHODS = {
     'plain-detr': 'Plain-DETR (DINOv3)',
     'lin1': 'DINOv2 lin.1',
     'lin4': 'DINOv2 lin.4',
+    'linear-grid': 'linear probe grid (docs/probe_grids.md)',
+    'lin-grid': 'DINOv2 lin.1 / lin.4 probe grid (docs/probe_grids.md)',
     'dpt': 'DPT',
     'fcn': 'FCN',
 }

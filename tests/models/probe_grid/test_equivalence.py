@@ -1,6 +1,6 @@
 """Each head of a probe grid ends where its own single-probe run ends: same settings, seed and
 batches give the same weights, for segmentation and for depth, with dropout on (segmentation)
-and gradient clipping (depth). The best head
+and gradient clipping (depth, in float32 and under bfloat16 autocast). The best head
 leaves the run as a checkpoint of its own config, which tools/test.py evaluates to the metric the
 grid gave it."""
 
@@ -14,7 +14,7 @@ from mmengine.config import Config
 from tests.utils import ROOT, make_demo_data, run_tool
 from vitspec.config.probe_grid import head_configs
 from vitspec.models import SpecViT
-from vitspec.runs.runner import build_runner
+from vitspec.runs.runner import build_runner, enable_amp
 
 SEG = ROOT / 'configs/demo/fcn_specvit-tiny-p8-plain_2xb4-500it_demo-ade20k-128x128.py'
 DEPTH = ROOT / 'configs/demo/lin4_specvit-tiny-p8_2xb2-100it_demo-nyu-112x144.py'
@@ -151,8 +151,11 @@ def depth_grid(root, work_dir, checkpoint, iters=3) -> Config:
 
 
 @pytest.mark.slow
-def test_depth_heads_equal_their_single_runs(demo_root, tmp_path):
+@pytest.mark.parametrize('amp', [None, 'bf16'])
+def test_depth_heads_equal_their_single_runs(demo_root, tmp_path, amp):
     checkpoint = tmp_path / 'backbone.pth'
     cfg = depth_grid(demo_root, tmp_path / 'grid', checkpoint)
+    if amp:
+        enable_amp(cfg, amp)  # bfloat16 autocast: the grid runs each head as its single run
     save_backbone(cfg, checkpoint)
     assert_heads_equal_single_runs(cfg, tmp_path)
