@@ -8,7 +8,7 @@ a file in mmseg or mmdet (``mmseg::...``) counts as a level. No leaf is deeper t
 A variant (a leaf that inherits a leaf):
 - inherits exactly one leaf, and that leaf inherits no leaf (no variant of a variant);
 - its other ``_base_`` files are model fragments (``_base_/models/``: the technique, the
-  backbone it applies to);
+  backbone it applies to) or the settings a probe grid sweeps (``_base_/probe_grids/``);
 - its name is the inherited leaf's name with one change: one run of at most 3 name tokens (the
   name split at ``_`` and ``-``) inserted or replaced (``-plain``, ``_gradloss-fixed``,
   ``12e`` -> ``50e``)."""
@@ -61,7 +61,7 @@ def variant_problems(variant: str, leaf_set: set) -> list:
     if any(b in leaf_set for b in bases(parent)):
         problems.append(f'inherits {name(parent)}, itself a variant')
     others = [b for b in bases(variant) if b not in leaf_set]
-    not_models = [b for b in others if '/configs/_base_/models/' not in b]
+    not_models = [b for b in others if not re.search('/configs/_base_/(models|probe_grids)/', b)]
     if not_models:
         problems.append(f'also inherits files other than model fragments: {not_models}')
     runs = changed_runs(variant, parent)
