@@ -124,6 +124,7 @@ def test_dinov3_segmentor_fills_the_adapter_and_the_head(tmp_path):
     from mmseg.structures import SegDataSample
 
     from tests.checkpoints.layouts import test_dinov3_m2f as m2f
+    from tests.checkpoints.m2f_toy import toy_head_cfg
 
     leaf = 'configs/ade20k/mask2former_vit-7b16-dinov3_dinov3-adapter_8xb2-20k_ade20k-896x896.py'
     vit = {k: v for k, v in m2f.TOY_VIT.items() if k != 'type'}
@@ -137,7 +138,8 @@ def test_dinov3_segmentor_fills_the_adapter_and_the_head(tmp_path):
         vit=dict(vit, init_cfg=dict(type='Pretrained', checkpoint=str(tmp_path / 'vit.pth'))),
         vit_autocast=None,  # the leaf's bf16 ViT: the weights are compared in fp32 here
     )
-    head = dict(m2f.toy_head_cfg().to_dict(), in_channels=[m2f.VIT_DIMS] * 4, _delete_=True)
+    toy_head = toy_head_cfg(m2f.FRAGMENT, in_dims=m2f.VIT_DIMS)
+    head = dict(toy_head.to_dict(), _delete_=True)
     config = tmp_path / 'toy.py'
     config.write_text(
         f'_base_ = [{str(ROOT / leaf)!r}]\nmodel = {dict(backbone=backbone, decode_head=head)!r}\n'

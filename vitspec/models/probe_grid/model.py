@@ -57,7 +57,9 @@ class ProbeGrid(BaseModel):
                 )
         union = sorted({i for p in probes.values() for i in p['backbone'].get('out_indices', ())})
         self.backbone = MODELS.build(dict(backbone, out_indices=union))
-        self.__dict__['shared'] = SharedBackbone(self.backbone, union)  # registered as backbone
+        # registered as backbone; it remembers every window of a sliding-window pass for every
+        # head, and forgets them after each step
+        self.__dict__['shared'] = SharedBackbone(self.backbone, union, keep=1 << 16)
         self.probes = ModuleDict()  # mmengine's: init_weights reaches the heads
         for name, probe in probes.items():
             view = dict(
@@ -114,21 +116,18 @@ class ProbeGrid(BaseModel):
         scores (the metrics need the labels; K full-size score maps would not fit)."""
         data = self.data_preprocessor(data, False)
         inputs, samples = data['inputs'], data['data_samples']
-        self.shared.keep = 1 << 16  # a sliding-window pass: every window, for every head
-        per_head = {}
+        per_head, first = {}, None
         try:
             for name, probe in self.probes.items():
                 predicted = probe.predict(inputs, copy.deepcopy(samples))
-                per_head[name] = predicted
+                for sample in predicted:
+                    sample.pop('seg_logits', None)  # freed before the next head's are made
+                per_head[name] = [sample.to_dict() for sample in predicted]
+                first = first or predicted
         finally:
             self.shared.release()
-            self.shared.keep = 1
-        first = per_head[next(iter(self.probes))]
         for index, sample in enumerate(first):
-            sample.set_field(
-                {name: _light(predicted[index]) for name, predicted in per_head.items()},
-                'probe_grid',
-            )
+            sample.set_field({name: out[index] for name, out in per_head.items()}, 'probe_grid')
         return first
 
     def forward(self, inputs, data_samples=None, mode='tensor'):
@@ -136,9 +135,3 @@ class ProbeGrid(BaseModel):
             'ProbeGrid runs through train_step / val_step / test_step (tools/train.py, '
             'tools/test.py); write the best head as its single-probe checkpoint to predict'
         )
-
-
-def _light(sample) -> dict:
-    out = sample.to_dict()
-    out.pop('seg_logits', None)
-    return out
