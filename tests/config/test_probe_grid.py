@@ -2,6 +2,7 @@
 with them applied, and bad grids are refused naming what is wrong."""
 
 import pytest
+import torch
 from mmengine.config import Config
 
 from tests.utils import ROOT
@@ -115,3 +116,34 @@ def test_a_wrapper_that_cannot_step_heads_in_turn_and_tta_are_refused():
     cfg.test_with_tta = True
     with pytest.raises(ConfigError, match='without test-time augmentation'):
         grid_config(cfg)
+
+
+TECHNIQUE_PROBES = [
+    'ade20k/linear_vit-b14-dinov2-spec_bnhead_8xb2-40k_ade20k-512x512.py',  # specialization
+    'ade20k/linear_vit-b14-dinov2-plain_bnhead_8xb2-40k_ade20k-512x512.py',  # no LayerScale
+    'nyu/lin4_vit-l14-dinov2-spec_8xb2-38k_nyu-416x544.py',
+    'ade20k/linear_vit-b16-dinov3_bnhead_8xb2-40k_ade20k-512x512.py',  # RoPE, registers
+]
+
+
+@pytest.mark.parametrize('leaf', TECHNIQUE_PROBES)
+def test_a_grid_of_a_technique_probe_builds_one_backbone_with_its_technique(leaf):
+    from mmengine.registry import DefaultScope
+    from mmseg.registry import MODELS
+
+    import vitspec  # noqa: F401  (registers)
+
+    cfg = Config.fromfile(ROOT / 'configs' / leaf)
+    depth = cfg.model.backbone.num_layers
+    cfg.probe_grid = dict(
+        lr=[1e-4, 1e-3], taps=dict(last1=[depth - 1], last2=[depth - 2, depth - 1])
+    )
+    grid = grid_config(cfg)
+    with DefaultScope.overwrite_default_scope('mmseg'), torch.device('meta'):
+        model = MODELS.build(grid.model)
+    single = head_configs(cfg)['lr0p0001_last1'].model.backbone
+    assert {k: v for k, v in single.items() if k != 'out_indices'} == {
+        k: v for k, v in grid.model.probes['lr0p001_last2'].backbone.items() if k != 'out_indices'
+    }
+    assert list(model.backbone.out_indices) == [depth - 2, depth - 1]
+    assert len(model.probes) == 4 and sum(1 for _ in model.backbone.parameters()) > 0
