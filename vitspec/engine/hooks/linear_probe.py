@@ -1,5 +1,6 @@
 """Linear probing: the backbone stays exactly as loaded while the head trains."""
 
+from mmengine.dist import broadcast
 from mmengine.hooks import Hook
 from mmengine.model import is_model_wrapper
 from mmengine.registry import HOOKS
@@ -66,10 +67,13 @@ class LinearProbeHook(Hook):
         if runner.iter > 0 or runner.cfg.get('load_from') or runner.cfg.get('resume'):
             return
         model = runner.model.module if is_model_wrapper(runner.model) else runner.model
-        if isinstance(model, ProbeGrid):
-            model.reinitialize_heads(runner.seed)
-        else:
-            reinitialize(trained_parts(model), runner.seed)
+        probes = model.probes.values() if isinstance(model, ProbeGrid) else [model]
+        for probe in probes:
+            parts = trained_parts(probe)
+            reinitialize(parts, runner.seed)
+            for part in parts:  # with per-rank seeds (diff_rank_seed), every rank takes rank 0's
+                for tensor in [*part.parameters(), *part.buffers()]:
+                    broadcast(tensor.data, src=0)
 
     def before_train_iter(self, runner, batch_idx: int, data_batch=None) -> None:
         backbone = self._backbone(runner)

@@ -19,12 +19,7 @@ from torch import nn
 from vitspec.errors import ConfigError
 
 from ..shared_backbone import SharedBackbone
-from .random_draws import DrawsFrom, reinitialize
-
-FROZEN_ONLY = (
-    'a probe grid needs a frozen backbone (SpecViT frozen_stages = num_layers): its heads share '
-    'one backbone pass, which a training backbone would move under them'
-)
+from .random_draws import DrawsFrom
 
 
 def _without_outputs(backbone: dict) -> dict:
@@ -73,11 +68,6 @@ class ProbeGrid(BaseModel):
     @property
     def first_probe(self) -> nn.Module:
         return next(iter(self.probes.values()))
-
-    def reinitialize_heads(self, seed: int) -> None:
-        """Each head initialized as its single run's (random_draws.py)."""
-        for probe in self.probes.values():
-            reinitialize(trained_parts(probe), seed)
 
     def train_step(self, data, optim_wrapper) -> Dict[str, torch.Tensor]:
         with optim_wrapper.optim_context(self):
