@@ -7,6 +7,7 @@
     python tools/benchmark.py --models timm specvit specvit-spec --size s16 --img 224 --batch 8
     python tools/benchmark.py --config configs/ade20k/A.py --config mmseg::mae/B.py  # train steps
     python tools/benchmark.py --mmcv-ops  # mmcv's ops: vitspec's kernels vs compiled ones
+    python tools/benchmark.py --pipelines ade20k cityscapes coco nyu --data DIR --rounds 5
 
 Each configuration is built in its own worker process and timed in turn, one worker at a time,
 round after round (the order rotating from round to round), so drift of the machine hits all
@@ -27,6 +28,11 @@ train script builds them, `model.train_step` on random data of the config's crop
 (--batch overrides it; --cfg-options changes every config), in the same interleaved rounds; it
 reports s/iter, images/s, memory (CUDA: peak allocated; CPU: saved for backward) and the speed
 against the first config. Configs of installed packages: mmseg::path, mmdet::path.
+
+--pipelines times data pipelines instead: each named config's training pipeline against the same
+pipeline without CheckSampleFiles (mmseg's and mmdet's plain transforms), per sample, once every
+sample has been checked, on real files under --data (ade20k/ADEChallengeData2016, cityscapes,
+coco, nyu in their native layouts; vitspec/benchmarking/pipelines.py), --calls samples a round.
 """
 
 import argparse
@@ -42,6 +48,7 @@ from vitspec.benchmarking.config_source import check_config_exists
 from vitspec.benchmarking.machine import DTYPES, describe_device
 from vitspec.benchmarking.measure import refuse_baseline, run_setting
 from vitspec.benchmarking.models import COMPILED, MODELS, SIZES
+from vitspec.benchmarking.pipelines import CASES, TARGET_RATIO, format_pipeline_table, run_pipelines
 from vitspec.benchmarking.presets import PRESETS, TARGETS
 from vitspec.benchmarking.report import format_table
 from vitspec.benchmarking.targets import check_targets
@@ -54,6 +61,7 @@ from vitspec.mmcv_ops.kernel_sets import MMCV, VITSPEC
 DESCRIPTION = __doc__.split('\n')[0]
 # Flags that act only together with another one: given without it they are refused, not ignored.
 NEEDS = {'--mmcv-kernels': '--config', '--cfg-options': '--config'}
+NEEDS.update({'--data': '--pipelines', '--calls': '--pipelines'})
 
 
 def main(argv=None):
@@ -108,6 +116,16 @@ def main(argv=None):
         help="with --config: run each config on these kernels of mmcv's ops, one row each "
         "(compiled: mmcv's own, where installed; torchvision: vitspec's)",
     )
+    parser.add_argument(
+        '--pipelines',
+        nargs='+',
+        choices=sorted(CASES),
+        help="these datasets' training pipelines against the same without the file checks",
+    )
+    parser.add_argument('--data', help='with --pipelines: the folder holding the datasets')
+    parser.add_argument(
+        '--calls', type=_positive, default=90, help='with --pipelines: samples per round'
+    )
     parser.add_argument('--baseline', help='model the ratios refer to (default: the first)')
     parser.add_argument('--rounds', type=int, default=15, help='interleaved timed rounds')
     parser.add_argument('--warmup', type=int, default=2)
@@ -121,6 +139,12 @@ def main(argv=None):
         claim_outputs(args, inputs=args.config or ())
     except OutputPathError as exc:
         parser.error(str(exc))
+    if args.pipelines:
+        if args.preset or args.models or args.config or args.mmcv_ops:
+            parser.error('--pipelines times pipelines alone: without --preset, --models, --config')
+        if not args.data:
+            parser.error('--pipelines needs --data, the folder holding the datasets')
+        return _main_pipelines(args)
     if args.mmcv_ops:
         if args.preset or args.models or args.config:
             parser.error('--mmcv-ops times the ops alone: without --preset, --models, --config')
@@ -176,6 +200,21 @@ def _main_mmcv_ops(args):
     rows = run_mmcv_ops(device, args.rounds, args.warmup)
     print('\n' + format_ops_table(rows) + '\n', flush=True)
     _write(args.out, machine, rows)
+
+
+def _main_pipelines(args):
+    machine = describe_device(torch.device('cpu'))
+    print(f'{machine}\n')
+    rows = run_pipelines(args.pipelines, args.data, args.rounds, args.calls)
+    print(format_pipeline_table(rows, TARGET_RATIO) + '\n', flush=True)
+    _write(args.out, machine, rows, target_ratio=TARGET_RATIO)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f'must be a positive integer, got {text}')
+    return value
 
 
 def _config_specs(args):

@@ -1,15 +1,17 @@
 """Train a vitspec config with mmengine's Runner (scope from the config's default_scope).
 
 python tools/train.py CONFIG [--work-dir DIR] [--resume] [--amp [fp16|bf16]] [--cfg-options k=v ...]
-    [--compile] [--vis-backend tensorboard wandb]
+    [--compile] [--vis-backend tensorboard wandb] [--check-data]
 tools/dist_train.sh CONFIG NUM_GPUS [args]     # torchrun; CPU + gloo when there is no GPU
 """
 
 import argparse
 import os
+import sys
 
 from vitspec.config.cfg_options_action import CfgOptionsAction
 from vitspec.config.relative_paths import relative_paths_explained
+from vitspec.datasets.data_check import check_data, format_report
 from vitspec.runs.compile import enable_compile
 from vitspec.runs.earlier_checkpoints import refuse_other_models_checkpoints
 from vitspec.runs.runner import (
@@ -64,6 +66,12 @@ def parse_args(argv=None):
         default=[],
         help='also log to TensorBoard and/or Weights & Biases',
     )
+    parser.add_argument(
+        '--check-data',
+        action='store_true',
+        help="first check every file of the config's datasets as tools/check_data.py does, "
+        'in one process per CPU (on the first rank only); stop with the report if one is bad',
+    )
     parser.add_argument('--launcher', choices=['none', 'pytorch', 'slurm'], default='none')
     parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
     args = parser.parse_args(argv)
@@ -82,6 +90,11 @@ def main(argv=None):
         enable_amp(cfg, args.amp)
     if args.compile:
         enable_compile(cfg)
+    if args.check_data and os.environ.get('RANK', os.environ.get('SLURM_PROCID', '0')) == '0':
+        report = check_data(cfg)
+        print(format_report(report), end='', flush=True)
+        if not report.clean:
+            sys.exit(1)
     # Owned before the Runner is built: it writes its config copy into the work dir. Taken here,
     # not by the config's runner, which cannot tell at __init__ whether it will train, and test
     # runs (tools/test.py's default work dir is the training's) must not be refused.

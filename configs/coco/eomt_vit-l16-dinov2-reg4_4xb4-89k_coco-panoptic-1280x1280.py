@@ -10,17 +10,17 @@ image_size = (1280, 1280)  # tue-mps/eomt configs/dinov2/coco/panoptic/eomt_larg
 model = dict(backbone=dict(_base_.technique, img_size=image_size))
 pad = dict(_base_.pad, size=image_size)
 train_pipeline = [
-    *_base_.train_pipeline[:3],
-    dict(_base_.train_pipeline[3], scale=image_size),
-    dict(_base_.train_pipeline[4], crop_size=image_size),
+    *_base_.train_pipeline[:4],
+    dict(_base_.train_pipeline[4], scale=image_size),
+    dict(_base_.train_pipeline[5], crop_size=image_size),
     pad,
-    _base_.train_pipeline[6],
+    _base_.train_pipeline[7],
 ]
 test_pipeline = [
-    _base_.test_pipeline[0],
-    dict(_base_.test_pipeline[1], scale=image_size),
+    *_base_.test_pipeline[:2],
+    dict(_base_.test_pipeline[2], scale=image_size),
     pad,
-    *_base_.test_pipeline[3:],
+    *_base_.test_pipeline[4:],
 ]
 train_dataloader = dict(dataset=dict(pipeline=train_pipeline))
 val_dataloader = dict(dataset=dict(pipeline=test_pipeline))

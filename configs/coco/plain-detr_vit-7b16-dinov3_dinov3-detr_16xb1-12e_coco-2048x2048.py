@@ -49,7 +49,8 @@ image_size = (2048, 2048)
 train_dataloader = dict(
     dataset=dict(
         pipeline=[
-            dict(type='CheckedLoadImageFromFile'),
+            _base_.load_image,
+            _base_.check_files,
             dict(type='LoadAnnotations', with_bbox=True),
             dict(type='RandomFlip', prob=0.5),
             dict(type='Resize', scale=image_size, keep_ratio=True),
@@ -58,7 +59,8 @@ train_dataloader = dict(
     )
 )
 test_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    _base_.load_image,
+    _base_.check_files,
     dict(type='Resize', scale=image_size, keep_ratio=True),
     dict(type='LoadAnnotations', with_bbox=True),
     dict(

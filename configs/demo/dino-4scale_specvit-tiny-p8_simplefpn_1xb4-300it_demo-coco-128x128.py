@@ -38,14 +38,16 @@ model = dict(
 image_size = (128, 128)
 pad = dict(type='FixedSizePad', size=image_size, pad_val=dict(img=(114, 114, 114)))
 train_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    _base_.load_image,
+    _base_.check_files,
     dict(type='LoadAnnotations', with_bbox=True),
     dict(type='Resize', scale=image_size, keep_ratio=True),
     dict(type='RandomFlip', prob=0.5),
     dict(type='PackDetInputs'),
 ]
 test_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    _base_.load_image,
+    _base_.check_files,
     dict(type='Resize', scale=image_size, keep_ratio=True),
     dict(type='LoadAnnotations', with_bbox=True),
     dict(

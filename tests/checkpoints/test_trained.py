@@ -65,11 +65,3 @@ def test_no_tool_or_module_reads_a_saved_config_another_way():
             if isinstance(node, ast.Call) and name in ('saved_config', 'check_saved_config'):
                 offenders.append(f'{relative}:{node.lineno}')
     assert not offenders, f'read the checkpoint with read_trained instead: {offenders}'
-
-
-def test_mmsegs_inferencer_refuses_a_config_of_another_model(tmp_path):
-    from vitspec.inference.mm_inferencer import SegInferencer
-
-    checkpoint = save_demo_checkpoint(NO_ATTN_SKIP, tmp_path / 'no_skip.pth')
-    with pytest.raises(SavedConfigMismatch, match='skip'):
-        SegInferencer(model=str(PLAIN), weights=str(checkpoint), device='cpu')

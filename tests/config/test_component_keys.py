@@ -31,9 +31,9 @@ DET = DEMO / 'mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-800it_demo-coco-160x160.p
         (EOMT, 'model.decode_head.test_cfg.mdoe', 'slide', "EoMT has no option 'decode_head'"),
         (
             SEG,
-            'test_dataloader.dataset.pipeline.1.scael',
+            'test_dataloader.dataset.pipeline.2.scael',
             (64, 64),
-            "pipeline.1.scael: Resize has no option 'scael'; did you mean 'scale'?",
+            "pipeline.2.scael: Resize has no option 'scael'; did you mean 'scale'?",
         ),
         (
             SEG,

@@ -46,7 +46,7 @@ def test_a_dataloader_key_given_beside_data_root_wins():
     'option, keys',
     [
         ('max_iters=6', ['train_cfg.max_iters', 'param_scheduler.1.end']),
-        ('crop_size=(64,64)', ['train_dataloader.dataset.pipeline.3.crop_size']),
+        ('crop_size=(64,64)', ['train_dataloader.dataset.pipeline.4.crop_size']),
         ('train_pipeline.0.type=X', ['train_dataloader.dataset.pipeline.0.type']),
     ],
 )

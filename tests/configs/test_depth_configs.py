@@ -119,7 +119,12 @@ def test_reproduction_protocol(path):
     assert cfg.model.test_cfg.mode == 'slide_flip'  # one window over the whole image + flip
     assert tuple(cfg.model.test_cfg.crop_size) == ((352, 1216) if kitti else (480, 640))
     first = 'KBCrop' if kitti else 'RegionCrop'
-    assert transforms(cfg.train_pipeline)[2:] == [
+    assert transforms(cfg.train_pipeline)[:3] == [
+        'LoadImageFromFile',
+        'CheckSampleFiles',
+        'LoadDepthPNG',
+    ]
+    assert transforms(cfg.train_pipeline)[3:] == [
         first,
         'RandomRotate',
         'RandomFlip',
@@ -127,7 +132,7 @@ def test_reproduction_protocol(path):
         'ColorAug',
         'PackSegInputs',
     ]
-    rotate, color = cfg.train_pipeline[3], cfg.train_pipeline[6]
+    rotate, color = cfg.train_pipeline[4], cfg.train_pipeline[7]
     assert rotate.degree == 2.5 and rotate.prob == 0.5 and rotate.seg_pad_val == 0
     assert tuple(color.brightness_range) == ((0.9, 1.1) if kitti else (0.75, 1.25))
     assert cfg.train_dataloader.batch_size == 2

@@ -122,5 +122,5 @@ def test_coco_configs_pad_every_image_to_one_grid():
         cfg = Config.fromfile(ROOT / path)
         assert cfg.model.data_preprocessor.pad_size_divisor == 1024 == cfg.image_size[0]
         assert not any('Pad' in t.type for t in cfg.train_pipeline + cfg.test_pipeline)
-        assert cfg.train_pipeline[0].type == 'CheckedLoadImageFromFile'
+        assert [t.type for t in cfg.train_pipeline[:2]] == ['LoadImageFromFile', 'CheckSampleFiles']
         assert cfg.train_dataloader.dataset.type == 'CheckedCocoDataset'

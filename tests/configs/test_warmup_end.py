@@ -31,6 +31,7 @@ PUBLISHED = {
     'ade20k/upernet_vit-l16-mae_f2p_8xb2-amp-160k_ade20k-512x512.py': 3000,  # mmseg BEiT-L
     'ade20k/upernet_vit-l16-deit3_f2p_8xb2-amp-160k_ade20k-512x512.py': 3000,  # mmseg BEiT-L
     'demo/lin4_specvit-tiny-p8_2xb2-100it_demo-nyu-112x144.py': 20,
+    'demo/fcn_specvit-tiny-p8_2xb4-150it_demo-ade20k-80x80.py': 15,  # tools/demo.sh's short job
     'demo/mask-rcnn_specvit-tiny-p8_simplefpn_2xb4-800it_demo-coco-160x160.py': 50,
     '_base_/schedules/schedule_plain-detr_12e.py': 1000,  # impiga/Plain-DETR --warmup 1000
     'demo/plain-detr_specvit-tiny-p8_2xb4-800it_demo-coco-160x160.py': 50,

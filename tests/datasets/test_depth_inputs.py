@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 import torch
-from mmcv.transforms import Compose
+from mmcv.transforms import Compose, LoadImageFromFile
 from mmengine.config import Config
 from mmengine.registry import DefaultScope
 from mmengine.structures import PixelData
@@ -13,7 +13,7 @@ from PIL import Image
 
 import vitspec  # noqa: F401  (registers)
 from tests.utils import ROOT
-from vitspec.datasets import CheckedLoadImageFromFile, KBCrop, LoadDepthPNG
+from vitspec.datasets import CheckSampleFiles, KBCrop, LoadDepthPNG
 from vitspec.datasets.depth_transforms import ColorAug, RegionCrop
 from vitspec.errors import DataFileError
 
@@ -34,7 +34,20 @@ def load(tmp_path, name):
         img_path=str(tmp_path / 'images' / f'{name}.jpg'),
         depth_map_path=str(tmp_path / 'annotations' / f'{name}.png'),
     )
-    return LoadDepthPNG(depth_scale=1000)(CheckedLoadImageFromFile()(results))
+    steps = (
+        LoadImageFromFile(color_type='color_ignore_orientation'),
+        CheckSampleFiles(depth_scale=1000),
+        LoadDepthPNG(depth_scale=1000),
+    )
+    for step in steps:
+        results = step(results)
+    return results
+
+
+def test_depth_loader_passes_an_image_without_depth_through(tmp_path):
+    write_pair(tmp_path, 'ok', np.full((40, 60), 2500, np.uint16))
+    results = dict(img_path=str(tmp_path / 'images' / 'ok.jpg'))
+    assert 'gt_depth_map' not in LoadDepthPNG(depth_scale=1000)(results)
 
 
 def test_depth_in_metres(tmp_path):

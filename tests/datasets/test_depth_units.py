@@ -12,8 +12,8 @@ from PIL import Image
 
 import vitspec  # noqa: F401  (registers)
 from tests.utils import ROOT
-from vitspec.datasets import LoadDepthPNG
-from vitspec.errors import DataFileError
+from vitspec.datasets.file_checks import SampleChecks, check_depth
+from vitspec.errors import ConfigError, DataFileError
 
 CONFIGS = {
     'nyu': ROOT / 'configs/_base_/datasets/nyu_depth.py',
@@ -22,20 +22,24 @@ CONFIGS = {
 
 
 def config_loaders(which):
-    """The LoadDepthPNG of the config's train and test pipelines, as built for a run."""
+    """The depth checks of the config's train and test pipelines (its CheckSampleFiles), as
+    built for a run."""
     cfg = Config.fromfile(str(CONFIGS[which]))
     steps = [
         step
         for pipeline in (cfg.train_pipeline, cfg.test_pipeline)
         for step in pipeline
-        if step['type'] == 'LoadDepthPNG'
+        if step['type'] == 'CheckSampleFiles'
     ]
     assert len(steps) == 2
-    return [TRANSFORMS.build(step) for step in steps]
+    return [TRANSFORMS.build(step).checks for step in steps]
 
 
-def load(loader, path):
-    return loader(dict(depth_map_path=str(path)))
+def load(checks, path):
+    """The depth map in metres, after the checks of its file."""
+    raw = np.asarray(Image.open(path))
+    check_depth(str(path), 'image.jpg', raw.shape, checks)
+    return dict(gt_depth_map=raw.astype(np.float32) / checks.depth_scale)
 
 
 def write_png(path, values):
@@ -86,7 +90,7 @@ def test_kitti_depth_read_with_nyus_scale_is_refused(tmp_path):
     """KITTI's 1/256 m read as millimetres: far points past NYU's 20 m; no unit would make it an
     indoor scene, so the hint is the generic one."""
     path = write_png(tmp_path / 'kitti.png', np.rint(scene_metres((60, 200), 4.0, 79.0) * 256))
-    loader = LoadDepthPNG(depth_scale=1000, expected_range=(0.1, 10.0))
+    loader = SampleChecks(depth_scale=1000, depth_range=(0.1, 10.0))
     with pytest.raises(
         DataFileError,
         match=r'kitti.png: .*maximum 20\.2 m .*nothing beyond 20 m — check depth_scale and the '
@@ -97,14 +101,18 @@ def test_kitti_depth_read_with_nyus_scale_is_refused(tmp_path):
 
 def test_maps_without_valid_pixels_or_a_range_are_not_judged(tmp_path):
     empty = write_png(tmp_path / 'empty.png', np.zeros((8, 8)))
-    assert not load(LoadDepthPNG(1000, expected_range=(0.1, 10.0)), empty)['gt_depth_map'].any()
+    checks = SampleChecks(depth_scale=1000, depth_range=(0.1, 10.0))
+    assert not load(checks, empty)['gt_depth_map'].any()
     metres = write_png(tmp_path / 'metres.png', np.full((8, 8), 3))
-    assert load(LoadDepthPNG(1000), metres)['gt_depth_map'][0, 0] == pytest.approx(0.003)
+    unchecked = SampleChecks(depth_scale=1000)
+    assert load(unchecked, metres)['gt_depth_map'][0, 0] == pytest.approx(0.003)
 
 
 def test_a_range_that_is_no_range_is_refused():
-    with pytest.raises(ValueError, match='expected_range must be'):
-        LoadDepthPNG(1000, expected_range=(10, 0.1))
+    with pytest.raises(ConfigError, match='depth_range .* must be'):
+        SampleChecks(depth_scale=1000, depth_range=(10, 0.1))
+    with pytest.raises(ConfigError, match='depth_range needs depth_scale'):
+        SampleChecks(depth_range=(0.1, 10))
 
 
 def test_the_real_samples_pass(realdata):

@@ -6,20 +6,30 @@ import re
 
 import numpy as np
 import pytest
+from mmengine.config import Config
 from mmengine.logging import MMLogger
+from mmseg.registry import TRANSFORMS
 from PIL import Image
 
 import vitspec  # noqa: F401  (registers)
-from vitspec.datasets import (
-    CheckedLoadAnnotations,
-    CheckedLoadImageFromFile,
-    LoadDepthPNG,
-    image_orientation,
-)
+from tests.utils import ROOT
+from vitspec.datasets import LoadDepthPNG, image_orientation
+from vitspec.datasets.file_checks import SampleChecks, check_image, check_sample
 from vitspec.errors import DataFileError
+
+ADE = ROOT / 'configs/_base_/datasets/ade20k_512x512.py'
 
 ROTATE_180, ROTATE_90 = 3, 6
 H, W = 40, 60
+
+
+def config_image_loader(**options):
+    """The image loader of the configs' pipelines (mmcv's LoadImageFromFile, stored order)."""
+    return TRANSFORMS.build(dict(Config.fromfile(ADE).load_image, **options))
+
+
+def config_annotation_loader(**options):
+    return TRANSFORMS.build(dict(Config.fromfile(ADE).load_annotations, **options))
 
 
 def write_photo(path, orientation):
@@ -55,8 +65,9 @@ def test_label_stays_aligned_with_a_tagged_photo(tmp_path, orientation, backend,
         reduce_zero_label=False,
         seg_fields=[],
     )
-    results = CheckedLoadImageFromFile(imdecode_backend=backend)(results)
-    results = CheckedLoadAnnotations(num_classes=3)(results)
+    check_sample(results, SampleChecks(num_classes=3, imdecode_backend=backend))
+    results = config_image_loader(imdecode_backend=backend)(results)
+    results = config_annotation_loader(reduce_zero_label=False)(results)
     img, label = results['img'], results['gt_seg_map']
     assert img.shape[:2] == label.shape == (H, W)
     assert img[label == 1].mean() > 200 and img[label == 2].mean() < 50
@@ -70,7 +81,8 @@ def test_depth_map_stays_aligned_with_a_tagged_photo(tmp_path):
         img_path=write_photo(tmp_path / 'photo.jpg', ROTATE_90),
         depth_map_path=str(tmp_path / 'depth.png'),
     )
-    results = LoadDepthPNG(depth_scale=1000)(CheckedLoadImageFromFile()(results))
+    check_sample(results, SampleChecks(depth_scale=1000))
+    results = LoadDepthPNG(depth_scale=1000)(config_image_loader()(results))
     measured = results['gt_depth_map'] > 0
     assert results['img'][measured].mean() > 200 and results['img'][~measured].mean() < 50
 
@@ -91,7 +103,7 @@ def test_tagged_photo_is_reported_once(tmp_path, warnings_logged):
     first = write_photo(tmp_path / 'first.jpg', ROTATE_90)
     second = write_photo(tmp_path / 'second.jpg', ROTATE_180)
     for path in (first, second, first):
-        CheckedLoadImageFromFile()(dict(img_path=path))
+        check_image(path, SampleChecks())
     messages = [r.getMessage() for r in warnings_logged]
     assert len(messages) == 1, messages
     assert f'image {first} has EXIF orientation 6' in messages[0]
@@ -100,16 +112,15 @@ def test_tagged_photo_is_reported_once(tmp_path, warnings_logged):
 
 def test_untagged_photo_is_not_reported(tmp_path, warnings_logged):
     path = write_photo(tmp_path / 'plain.jpg', 1)
-    CheckedLoadImageFromFile()(dict(img_path=path))
+    check_image(path, SampleChecks())
     assert not warnings_logged
 
 
 def test_image_of_another_size_than_its_coco_annotation(tmp_path):
     path = write_photo(tmp_path / 'photo.jpg', ROTATE_90)
-    out = CheckedLoadImageFromFile()(dict(img_path=path, width=W, height=H))
-    assert out['img'].shape[:2] == (H, W)
+    assert check_sample(dict(img_path=path, width=W, height=H), SampleChecks()).image_hw == (H, W)
     with pytest.raises(
         DataFileError,
         match=re.escape(f'image {path} is {W}x{H} but its annotation says {H}x{W}'),
     ):
-        CheckedLoadImageFromFile()(dict(img_path=path, width=H, height=W))
+        check_sample(dict(img_path=path, width=H, height=W), SampleChecks())

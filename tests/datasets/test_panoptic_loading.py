@@ -1,6 +1,7 @@
-"""COCO panoptic files through CheckedCocoPanopticDataset and LoadPanopticPNG: what loads, and
-bad files stopped with an error naming them (PNG ids the JSON lacks, JSON segments the PNG lacks,
-unlisted categories, config classes the file does not have, things and stuff swapped)."""
+"""COCO panoptic files through CheckedCocoPanopticDataset, CheckSampleFiles and LoadPanopticPNG:
+what loads, and bad files stopped with an error naming them (PNG ids the JSON lacks, JSON
+segments the PNG lacks, unlisted categories, config classes the file does not have, things and
+stuff swapped)."""
 
 import json
 
@@ -56,7 +57,11 @@ def dataset(root, metainfo=META):
         ann_file='pan.json',
         metainfo=metainfo,
         data_prefix=dict(img='img/', seg='pan/'),
-        pipeline=[dict(type='LoadImageFromFile'), dict(type='LoadPanopticPNG')],
+        pipeline=[
+            dict(type='LoadImageFromFile'),
+            dict(type='CheckSampleFiles'),
+            dict(type='LoadPanopticPNG'),
+        ],
     )
 
 

@@ -33,9 +33,9 @@ def options(root):
         'train_dataloader.batch_size=2',
         # model inputs of one size, in training and test: no recompilation per input size
         # (varying sizes are covered at toy size in tests/models/test_compile.py)
-        'train_dataloader.dataset.pipeline.2.ratio_range=(1.0,1.5)',
-        'train_dataloader.dataset.pipeline.2.keep_ratio=False',
-        *(f'{split}_dataloader.dataset.pipeline.1.keep_ratio=False' for split in ('val', 'test')),
+        'train_dataloader.dataset.pipeline.3.ratio_range=(1.0,1.5)',
+        'train_dataloader.dataset.pipeline.3.keep_ratio=False',
+        *(f'{split}_dataloader.dataset.pipeline.2.keep_ratio=False' for split in ('val', 'test')),
         'model.data_preprocessor.size=(128,128)',
         'model.data_preprocessor.size_divisor=None',
         'model.backbone.num_layers=2',

@@ -6,7 +6,7 @@ import argparse
 import pytest
 
 from vitspec.errors import OutputPathError
-from vitspec.fileio import FILE, FOLDER, add_output, claim_outputs
+from vitspec.fileio import FILE, FOLDER, TREE, add_output, claim_outputs
 
 
 def new_tool(argv):
@@ -83,3 +83,15 @@ def test_claiming_without_create_makes_nothing(tmp_path):
     args = parser.parse_args(['--out', str(tmp_path / 'later' / 'out')])
     claim_outputs(args, create=False)
     assert not (tmp_path / 'later').exists()
+
+
+def test_a_tree_may_hold_files_and_inputs_but_is_never_a_file(tmp_path, image):
+    parser = argparse.ArgumentParser()
+    parser.add_argument('src')
+    add_output(parser, '--out', kind=TREE)
+    for out in (tmp_path, tmp_path / 'new' / 'tree'):  # holds the input and a file / is new
+        args = parser.parse_args([str(image), '--out', str(out)])
+        assert claim_outputs(args, inputs=[image])['out'] == out and out.is_dir()
+    with pytest.raises(OutputPathError, match='is a file, not a folder'):
+        claim_outputs(parser.parse_args([str(image), '--out', str(image)]), inputs=[])
+    assert image.read_bytes() == b'input'

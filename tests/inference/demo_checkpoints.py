@@ -1,7 +1,7 @@
 """Checkpoints of freshly built demo models, written as training writes them: the weights, the
-config text in ``meta['cfg']``, the dataset's classes, and mmengine's message hub (whose
-HistoryBuffer a plain weights-only ``torch.load`` refuses). Nothing is trained: the tests check
-what is written, not how good it is."""
+config text in ``meta['cfg']``, the dataset's classes, and mmengine's message hub stored as plain
+data, as vitspec's Runner stores it (vitspec/engine/checkpointing/plain_data.py). Nothing is
+trained: the tests check what is written, not how good it is."""
 
 from pathlib import Path
 from typing import Callable, Optional
@@ -10,6 +10,7 @@ import torch
 from mmengine.logging import HistoryBuffer
 
 from vitspec.config.load import load_config
+from vitspec.engine.checkpointing.plain_data import store_as_plain_data
 from vitspec.fileio import safe_torch_load
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,5 +53,7 @@ def save_demo_checkpoint(
     buffer = HistoryBuffer()
     buffer.update(1.0)
     hub = dict(log_scalars={'train/loss': buffer}, runtime_info={}, resumed_keys={})
-    torch.save(dict(meta=meta, state_dict=model.state_dict(), message_hub=hub), path)
+    checkpoint = dict(meta=meta, state_dict=model.state_dict(), message_hub=hub)
+    store_as_plain_data(checkpoint)
+    torch.save(checkpoint, path)
     return path

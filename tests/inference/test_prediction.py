@@ -11,14 +11,16 @@ from vitspec.inference.prediction import autocast_dtype, inference_pipeline, tra
 
 def test_the_image_loader_reads_arrays_and_annotation_loaders_go():
     pipeline = [
-        dict(type='CheckedLoadImageFromFile'),
+        dict(type='LoadImageFromFile', color_type='color_ignore_orientation'),
+        dict(type='CheckSampleFiles', num_classes=150),  # passes an array through
         dict(type='Resize', scale=(128, 128)),
-        dict(type='CheckedLoadAnnotations', num_classes=150),
+        dict(type='LoadAnnotations', reduce_zero_label=True),
         dict(type='LoadDepthPNG', depth_scale=1000),
         dict(type='PackSegInputs'),
     ]
     assert [s['type'] for s in inference_pipeline(pipeline)] == [
         'LoadImageFromNDArray',
+        'CheckSampleFiles',
         'Resize',
         'PackSegInputs',
     ]

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tests.utils import run_tool
+from tests.utils import load_tool, run_tool
 
 
 @pytest.mark.slow
@@ -28,3 +28,23 @@ def test_toy_preset_writes_table_and_json(tmp_path):
         assert r['gflops'] > 0 and 0 < r['gemm_fraction']
     # same architecture, same FLOPs: the specialization adds parameters, not compute
     assert abs(rows['specvit']['gflops'] - rows['timm']['gflops']) / rows['timm']['gflops'] < 0.02
+
+
+def test_pipelines_write_their_ratios(realdata, tmp_path, capsys):
+    """--pipelines at a toy size: the table, and the record with the machine and the target."""
+    benchmark = load_tool('benchmark')
+    out = tmp_path / 'pipelines.json'
+    argv = ['--pipelines', 'nyu', '--data', str(realdata), '--rounds', '1', '--calls', '1']
+    benchmark.main([*argv, '--out', str(out)])
+    assert '| nyu | 1 |' in capsys.readouterr().out
+    written = json.loads(out.read_text())
+    assert written['target_ratio'] == 1.03 and written['machine']
+    (row,) = written['results']
+    assert row['name'] == 'nyu' and set(row['median_s']) == {'vitspec', 'plain'}
+
+
+def test_pipelines_need_the_data_folder(tmp_path, capsys):
+    benchmark = load_tool('benchmark')
+    with pytest.raises(SystemExit):
+        benchmark.main(['--pipelines', 'nyu', '--out', str(tmp_path / 'p.json')])
+    assert '--pipelines needs --data' in capsys.readouterr().err

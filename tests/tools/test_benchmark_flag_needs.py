@@ -9,17 +9,19 @@ benchmark = load_tool('benchmark')
 
 
 @pytest.mark.parametrize(
-    'argv, flag',
+    'argv, flag, need',
     [
-        (['--models', 'timm', '--mmcv-kernels', 'compiled'], '--mmcv-kernels'),
-        (['--preset', 'toy', '--mmcv-kernels', 'torchvision'], '--mmcv-kernels'),
-        (['--models', 'timm', '--cfg-options', 'model.x=1'], '--cfg-options'),
+        (['--models', 'timm', '--mmcv-kernels', 'compiled'], '--mmcv-kernels', '--config'),
+        (['--preset', 'toy', '--mmcv-kernels', 'torchvision'], '--mmcv-kernels', '--config'),
+        (['--models', 'timm', '--cfg-options', 'model.x=1'], '--cfg-options', '--config'),
+        (['--models', 'timm', '--data', 'realdata'], '--data', '--pipelines'),
+        (['--preset', 'toy', '--calls', '3'], '--calls', '--pipelines'),
     ],
 )
-def test_a_flag_without_the_one_it_acts_with_is_refused(argv, flag, tmp_path, capsys):
+def test_a_flag_without_the_one_it_acts_with_is_refused(argv, flag, need, tmp_path, capsys):
     out = tmp_path / 'b.json'
     with pytest.raises(SystemExit) as exit_:
         benchmark.main([*argv, '--out', str(out)])
     assert exit_.value.code == 2
-    assert f'{flag} acts only with --config' in capsys.readouterr().err
+    assert f'{flag} acts only with {need}' in capsys.readouterr().err
     assert not out.exists()

@@ -66,7 +66,7 @@ def test_test_time_settings_and_test_data_are_logged(monkeypatch):
     cfg = the_trained_config_with(
         **{
             'model.test_cfg.mode': 'slide',
-            'test_dataloader.dataset.pipeline.1.scale': (64, 64),
+            'test_dataloader.dataset.pipeline.2.scale': (64, 64),
             'test_dataloader.dataset.data_root': '/elsewhere',
         }
     )
@@ -74,7 +74,7 @@ def test_test_time_settings_and_test_data_are_logged(monkeypatch):
     check_saved_config(CHECKPOINT, cfg, 'ck.pth')
     [(text, kw)] = logged
     assert kw['level'] == logging.WARNING
-    assert 'model.test_cfg.mode' in text and 'dataset.pipeline.1.scale' in text
+    assert 'model.test_cfg.mode' in text and 'dataset.pipeline.2.scale' in text
     assert 'data_root' not in text  # where the test data lies may change
 
 

@@ -14,17 +14,15 @@ from functools import partial
 from typing import List
 
 from mmdet.datasets import CocoDataset
-from mmdet.registry import DATASETS, TRANSFORMS
+from mmdet.registry import DATASETS
 from mmengine.fileio import LocalBackend, get_file_backend
 from mmengine.logging import print_log
 
 from vitspec.errors import DataFileError
 
-from .checked_loading import CheckedLoadImageFromFile
 from .coco_classes import missing_classes_message
 from .named_coco_api import NamedCOCO
 
-TRANSFORMS.register_module(module=CheckedLoadImageFromFile)  # its errors name the file
 MAX_LISTED = 10
 # Annotations of a category the file does not list are dropped with a warning; above this share
 # of all annotations the file is taken for broken (ids from another label set, or no categories

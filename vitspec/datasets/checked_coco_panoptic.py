@@ -12,8 +12,8 @@ first loaded, possibly hours in. When the dataset is built, each image's PNG is 
 its header tells (present, RGB, the image's size; under 0.1 ms each, about 10 s for the 118k
 PNGs of COCO train2017 on a local disk), and the PNGs of the first few images are decoded and
 their segment ids compared with the JSON's (a PNG folder of another split or version fails
-there). The other PNGs' segment ids are compared when
-each is loaded (LoadPanopticPNG).
+there). The other PNGs' segment ids are compared the first time each sample is read
+(CheckSampleFiles), or by the data check before the run.
 """
 
 import logging

@@ -7,8 +7,7 @@ from mmseg.registry import TRANSFORMS
 from vitspec.depth_crops import CROPS, NYU_SIZE, crop_box, scale_box
 from vitspec.errors import ConfigError, DataFileError
 
-from .checked_loading import decode, read_bytes
-from .depth_units import check_depth_unit
+from .file_checks import decode, read_bytes
 
 # Training regions, (top, bottom, left, right) on 480x640 NYU images. 'nyu_train': the NYUCrop
 # of DINOv2's depth configs (zhyever/Monocular-Depth-Estimation-Toolbox
@@ -20,47 +19,29 @@ TRAIN_REGIONS = {'nyu_train': (45, 472, 43, 608)}
 class LoadDepthPNG(BaseTransform):
     """Load a 16-bit depth PNG as metres (``value / depth_scale``; 0 = no measurement).
 
-    ``depth_scale``: 1000 for NYU (mm), 256 for KITTI. Refuses, naming the file, a PNG that is
-    not single-channel 16-bit or whose size differs from the image loaded before it. Decoded
-    'unchanged', in its stored pixel order (an EXIF orientation tag is ignored), as
-    CheckedLoadImageFromFile decodes its image.
-
-    ``expected_range`` (lo, hi), metres: checks the unit of every map loaded, not only the first
-    ones, so one file written differently is caught too. The median of the valid pixels after
-    scaling must lie in [lo, hi] and none beyond twice hi (``depth_units.check_depth_unit``);
-    otherwise a DataFileError names the file, the unit expected and the depth found. The
-    configs use (0.1, 10) for NYU, (1, 80) for KITTI. The cost is one median over the valid
-    pixels (a few ms on a 480x640 map, less than decoding it). None: no check.
+    ``depth_scale``: 1000 for NYU (mm), 256 for KITTI. Decoded 'unchanged', in its stored pixel
+    order (an EXIF orientation tag is ignored), as the pipelines decode their images. The checks
+    of the file (16-bit single channel, the image's size, the unit) are ``CheckSampleFiles``'s,
+    earlier in the pipeline; here only a file that does not decode to 16-bit is named. A sample
+    without ``depth_map_path`` (an image given to an inferencer) passes through.
     """
 
-    def __init__(self, depth_scale: float, expected_range=None, backend_args=None):
-        if expected_range is not None:
-            lo, hi = expected_range
-            if not 0 <= lo < hi:
-                raise ConfigError(
-                    'LoadDepthPNG: expected_range must be (lo, hi) metres with 0 <= lo < hi, '
-                    f'got {expected_range}'
-                )
+    def __init__(self, depth_scale: float, backend_args=None):
         self.depth_scale = depth_scale
-        self.expected_range = expected_range
         self.backend_args = backend_args
 
     def transform(self, results: dict) -> dict:
-        path = results['depth_map_path']
+        path = results.get('depth_map_path')
+        if not path:
+            return results
         data = read_bytes(path, 'depth map', self.backend_args, image=results.get('img_path'))
         raw = decode(data, path, 'depth map', backend='cv2')
         if raw is None or raw.ndim != 2 or raw.dtype != np.uint16:
             desc = 'undecodable' if raw is None else f'{raw.dtype} with shape {raw.shape}'
             raise DataFileError(f'depth map {path} must be a single-channel 16-bit PNG, got {desc}')
-        if 'img' in results and raw.shape != results['img'].shape[:2]:
-            raise DataFileError(
-                f'depth map {path} is {raw.shape[1]}x{raw.shape[0]} but its '
-                f'image {results.get("img_path")} is '
-                f'{results["img"].shape[1]}x{results["img"].shape[0]}'
-            )
-        if self.expected_range is not None:
-            check_depth_unit(raw, self.depth_scale, self.expected_range, path)
-        results['gt_depth_map'] = raw.astype(np.float32) / self.depth_scale
+        depth = raw.astype(np.float32)
+        depth /= self.depth_scale  # in place: one array less than raw / scale, the same values
+        results['gt_depth_map'] = depth
         results.setdefault('seg_fields', []).append('gt_depth_map')
         results['depth_rescale_factor'] = 1.0 / self.depth_scale
         return results

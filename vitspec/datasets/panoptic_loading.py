@@ -1,5 +1,6 @@
-"""mmdet's ``LoadPanopticAnnotations`` without panopticapi (not on PyPI), with the id check of
-`vitspec.fileio.panoptic_png`."""
+"""mmdet's ``LoadPanopticAnnotations`` without panopticapi (not on PyPI). The PNG's segment ids
+are compared with its JSON entry by ``CheckSampleFiles`` (``file_checks.check_panoptic``), the
+first time the sample is read, before this loader."""
 
 import numpy as np
 from mmdet.datasets.transforms import LoadAnnotations, LoadPanopticAnnotations
@@ -7,12 +8,12 @@ from mmdet.registry import TRANSFORMS
 from mmdet.structures.mask import BitmapMasks
 
 from vitspec.errors import DataFileError
-from vitspec.fileio.panoptic_png import check_segment_ids, read_panoptic_png, rgb2id
+from vitspec.fileio.panoptic_png import read_panoptic_png, rgb2id
 
 
 @TRANSFORMS.register_module()
 class LoadPanopticPNG(LoadPanopticAnnotations):
-    """mmdet's ``LoadPanopticAnnotations`` without panopticapi, with the id check. Gives the
+    """mmdet's ``LoadPanopticAnnotations`` without panopticapi. Gives the
     thing masks (``gt_masks``: the segments marked ``is_thing``, crowd left out) and the
     semantic map (``gt_seg_map``: each segment's label; 255 on VOID and on segments of a
     category the config leaves out, whose ``category`` is None; a crowd region keeps its thing
@@ -37,7 +38,6 @@ class LoadPanopticPNG(LoadPanopticAnnotations):
             return
         ids = read_panoptic_png(path, self.backend_args)
         segments = results['segments_info']
-        check_segment_ids(ids, (s['id'] for s in segments), path)
         height, width = results['ori_shape'][:2]
         if ids.shape != (height, width):
             raise DataFileError(

@@ -1,4 +1,4 @@
-"""The Runner every vitspec config names in ``runner_type``: mmengine's Runner with four checks
+"""The Runner every vitspec config names in ``runner_type``: mmengine's Runner with five checks
 and guarantees, each done by its own module."""
 
 from mmengine.registry import RUNNERS
@@ -7,6 +7,7 @@ from mmengine.runner import Runner
 from vitspec.config.probe_grid import grid_config
 from vitspec.config.typos import check_config_keys
 
+from .checkpointing.plain_data import restore_objects, store_as_plain_data
 from .checkpointing.resume import checkpoint_to_resume, written_by_this_run
 from .checkpointing.runner_fields import resumes_without_a_file, set_checkpoint_to_resume
 from .checkpointing.strict_load import MODULE_PREFIX, load_checkpoint_strict, partial_load_requested
@@ -31,7 +32,11 @@ class CheckedRunner(Runner):
     - checkpoints loaded strictly: ``load_from`` (tools/test.py's checkpoint too) and ``resume``
       refuse a checkpoint of another model, naming the keys (``checkpointing/strict_load.py``).
       A deliberate partial ``load_from`` sets ``load_from_strict = False`` in the config; a
-      resume stays strict.
+      resume stays strict;
+    - checkpoints written as plain data that ``torch.load(weights_only=True)`` reads with no
+      allow-list (mmseg's and mmdet's inferencers load them), the message hub's objects made
+      again when one is loaded (``checkpointing/plain_data.py``): the hooks see mmengine's
+      objects on either side.
 
     mmengine's private Runner fields are read and written in ``checkpointing/runner_fields.py``
     only.
@@ -53,3 +58,10 @@ class CheckedRunner(Runner):
         if partial or not strict:
             return super().load_checkpoint(filename, map_location, False, revise_keys)
         return load_checkpoint_strict(self, filename, map_location, revise_keys)
+
+    def call_hook(self, fn_name: str, **kwargs) -> None:
+        if fn_name == 'after_load_checkpoint':  # Runner.resume reads the same dict afterwards
+            restore_objects(kwargs['checkpoint'])
+        super().call_hook(fn_name, **kwargs)
+        if fn_name == 'before_save_checkpoint':  # after every hook has put in its part
+            store_as_plain_data(kwargs['checkpoint'])

@@ -10,13 +10,14 @@ from .atomic_write import (
     remove_stale_temporaries,
 )
 from .install import install_safe_io, safe_io_installed, using_safe_io
-from .outputs import FILE, FOLDER, add_output, check_output, claim_outputs
+from .outputs import FILE, FOLDER, TREE, add_output, check_output, claim_outputs
 from .safe_load import ALLOWED_GLOBALS, load_local_checkpoint, safe_torch_load
 
 __all__ = [
     'ALLOWED_GLOBALS',
     'FILE',
     'FOLDER',
+    'TREE',
     'AtomicLocalBackend',
     'add_output',
     'check_output',

@@ -11,7 +11,11 @@ output is then checked the same way, whatever the tool:
 - a file output needs one of its suffixes (a plotting library would append its own, and the
   tool would print a name it did not write); one that names a folder is refused;
 - a parent that is a file, or cannot be written, is refused; missing parents are created;
-- two outputs of one run that are the same path are refused.
+- two outputs of one run that are the same path are refused;
+- a tree (a folder the tool fills file by file and checks each file itself: it keeps one already
+  there that it would write the same, refuses one that differs without ``--overwrite``, and
+  never changes a file of its inputs, as tools/prepare_data.py) may hold files and may be or
+  hold an input; it is refused only where it is a file.
 
 ``claim_outputs`` returns the paths that will be written: the tool prints those.
 """
@@ -24,7 +28,7 @@ from typing import Dict, Iterable, Sequence
 
 from vitspec.errors import OutputPathError
 
-FILE, FOLDER = 'file', 'folder'
+FILE, FOLDER, TREE = 'file', 'folder', 'tree'
 OUTPUTS = '_outputs'  # the namespace attribute that carries a parser's output declarations
 OVERWRITE = '--overwrite'
 
@@ -33,7 +37,7 @@ OVERWRITE = '--overwrite'
 class Output:
     dest: str  # the argparse destination
     flag: str  # as the user writes it: '--out', or a positional's name
-    kind: str  # FILE or FOLDER
+    kind: str  # FILE, FOLDER or TREE
     suffixes: tuple = ()  # FILE: the suffixes it may have ('.png',); empty: any
 
 
@@ -43,8 +47,8 @@ def add_output(
 ) -> argparse.Action:  # fmt: skip
     """``parser.add_argument(flag, **kwargs)`` for an output path, and ``--overwrite`` (once).
     The declaration travels in the parsed namespace to ``claim_outputs``."""
-    if kind not in (FILE, FOLDER):
-        raise ValueError(f'kind must be {FILE!r} or {FOLDER!r}, got {kind!r}')
+    if kind not in (FILE, FOLDER, TREE):
+        raise ValueError(f'kind must be {FILE!r}, {FOLDER!r} or {TREE!r}, got {kind!r}')
     action = parser.add_argument(flag, **kwargs)
     if not any(OVERWRITE in a.option_strings for a in parser._actions):
         parser.add_argument(OVERWRITE, action='store_true', help='replace existing output files')
@@ -106,6 +110,9 @@ def check_output(
     else:
         if path.exists() and not path.is_dir():
             raise OutputPathError(f'{named} exists and is a file, not a folder')
+        if kind == TREE:
+            _check_parent(path, named)
+            return path
         if path.is_dir() and any(path.iterdir()) and not overwrite:
             raise OutputPathError(
                 f'{named} is a folder that holds files: choose another, or pass {OVERWRITE} to '
@@ -132,7 +139,7 @@ def _check_parent(path: Path, named: str) -> None:
 
 
 def _create(path: Path, kind: str) -> None:
-    (path if kind == FOLDER else path.parent).mkdir(parents=True, exist_ok=True)
+    (path if kind in (FOLDER, TREE) else path.parent).mkdir(parents=True, exist_ok=True)
 
 
 def _same(a: Path, b: Path) -> bool:

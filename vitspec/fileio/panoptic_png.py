@@ -39,6 +39,12 @@ def read_panoptic_png(path: str, backend_args=None) -> np.ndarray:
         data = get(path, backend_args=backend_args)
     except FileNotFoundError as exc:
         raise DataFileError(f'panoptic PNG {path} does not exist') from exc
+    return decode_panoptic_png(data, path)
+
+
+def decode_panoptic_png(data: bytes, path: str) -> np.ndarray:
+    """Segment ids of the panoptic PNG bytes ``data`` (read from ``path``, say a zip member);
+    a DataFileError names a file that is not an RGB image."""
     rgb = mmcv.imfrombytes(data, flag='color', channel_order='rgb')
     if rgb is None or rgb.ndim != 3 or rgb.shape[2] != 3:
         raise DataFileError(f'panoptic PNG {path} is not an RGB image')

@@ -1,9 +1,12 @@
 """Safe checkpoint loading: ``torch.load(weights_only=True)`` with an allow-list.
 
-mmengine 0.10.7 calls ``torch.load`` without ``weights_only``; on torch >= 2.6 that refuses its
-own training checkpoints, which pickle a few non-tensor objects. We allow exactly those, and
-nothing that can run code: a file that needs any other global is refused and the globals named,
-unless the user trusts that one file explicitly (fileio/trusted_pickle.py).
+mmengine 0.10.7 calls ``torch.load`` without ``weights_only``; on torch >= 2.6 that refuses the
+checkpoints mmengine's own Runner writes, which pickle a few non-tensor objects (the message hub's
+HistoryBuffers, numpy arrays and scalars). vitspec's Runner writes them as plain data
+(engine/checkpointing/plain_data.py), which needs no allow-list; checkpoints written before, and
+by other mmengine runs, still do. We allow exactly those objects, and nothing that can run code: a
+file that needs any other global is refused and the globals named, unless the user trusts that
+one file explicitly (fileio/trusted_pickle.py).
 """
 
 import os.path as osp
@@ -29,8 +32,9 @@ def _history_buffer_getattr(obj, name):
     raise pickle.UnpicklingError(f'refusing getattr({obj!r}, {name!r}) in a checkpoint')
 
 
-# What mmengine's Runner stores besides tensors: message-hub history buffers, numpy scalars
-# and arrays in the meta / runtime info; and what training scripts store (training_globals.py).
+# What mmengine's Runner stores besides tensors (and vitspec's Runner stored before it wrote plain
+# data): message-hub history buffers, numpy scalars and arrays in the meta / runtime info; and
+# what training scripts store (training_globals.py).
 ALLOWED_GLOBALS = [
     HistoryBuffer,
     (_history_buffer_getattr, 'builtins.getattr'),

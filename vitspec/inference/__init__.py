@@ -6,8 +6,9 @@
     summary = predict_files(loaded, find_images(['photos/']), 'out/', batch_size=4)
 
 ``Predictor`` runs a model on arrays; ``slide_predict`` runs a segmenter or a depth model on an
-image of any size in overlapping windows, holding one band of windows at a time;
-``SegInferencer`` is mmseg's MMSegInferencer for vitspec configs and checkpoints.
+image of any size in overlapping windows, holding one band of windows at a time. mmseg's
+``MMSegInferencer`` / ``init_model`` and mmdet's ``DetInferencer`` / ``init_detector`` take
+vitspec's configs and checkpoints as they are.
 
 Several heads trained apart on one frozen backbone, the backbone run once per batch, go the
 same way (one model is the one-head case)::

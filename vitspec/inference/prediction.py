@@ -32,12 +32,19 @@ def prepared(pipeline, img: np.ndarray) -> dict:
         ) from exc
 
 
+# Steps that check a dataset sample's files; a user's image has none.
+DATASET_FILE_STEPS = frozenset({'CheckSampleFiles'})
+
+
 def inference_pipeline(pipeline_cfg: Sequence[dict]) -> List[dict]:
     """The test pipeline with images given as arrays: the first loading transform (ours or
-    mmcv's) reads the array, and the loaders of annotations, which a user's image lacks, go."""
+    mmcv's) reads the array, and the loaders and checks of dataset files, which a user's image
+    lacks, go."""
     steps, image_loader_seen = [], False
     for step in pipeline_cfg:
         kind = str(step.get('type', ''))
+        if kind in DATASET_FILE_STEPS:
+            continue
         if 'Load' not in kind:
             steps.append(dict(step))
         elif not image_loader_seen and 'Image' in kind:

@@ -1,9 +1,10 @@
 # ADE20K as mmsegmentation ships it (open-mmlab/mmsegmentation v1.2.2
 # configs/_base_/datasets/ade20k.py): 150 classes, label 0 ("other") ignored, short side 512 with
 # the long side capped at 2048, random scale 0.5-2.0, 512x512 crops; sliding-window test 512,
-# stride 341 (configs/mae/mae-base_upernet_8xb2-amp-160k_ade20k-512x512.py). The loaders check
-# every file (vitspec/datasets/checked_loading.py). Leaves pass data_preprocessor, num_classes and
-# inference_cfg (the segmentor's test_cfg) into the model; batch size 2 per GPU as the MAE config.
+# stride 341 (configs/mae/mae-base_upernet_8xb2-amp-160k_ade20k-512x512.py). Every file is
+# checked once (vitspec/datasets/check_sample_files.py). Leaves pass data_preprocessor,
+# num_classes and inference_cfg (the segmentor's test_cfg) into the model; batch size 2 per GPU as
+# the MAE config.
 dataset_type = 'ADE20KDataset'
 data_root = 'data/ade/ADEChallengeData2016'
 num_classes = 150
@@ -19,11 +20,16 @@ data_preprocessor = dict(
     size=crop_size,
 )
 inference_cfg = dict(mode='slide', crop_size=crop_size, stride=(341, 341))
-load_annotations = dict(
-    type='CheckedLoadAnnotations', num_classes=num_classes, reduce_zero_label=True
-)
+# mmcv's loader, by the name mmseg's and mmdet's inferencers look for; images in their stored
+# pixel order, EXIF orientation ignored (vitspec/datasets/image_orientation.py)
+load_image = dict(type='LoadImageFromFile', color_type='color_ignore_orientation')
+# every file of a sample is checked the first time the sample is read in a run, or taken from
+# tools/check_data.py's record (vitspec/datasets/check_sample_files.py)
+check_files = dict(type='CheckSampleFiles', num_classes=num_classes, reduce_zero_label=True)
+load_annotations = dict(type='LoadAnnotations', reduce_zero_label=True)
 train_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    load_image,
+    check_files,
     load_annotations,
     dict(type='RandomResize', scale=scale, ratio_range=(0.5, 2.0), keep_ratio=True),
     dict(type='RandomCrop', crop_size=crop_size, cat_max_ratio=0.75),
@@ -32,14 +38,16 @@ train_pipeline = [
     dict(type='PackSegInputs'),
 ]
 test_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    load_image,
+    check_files,
     dict(type='Resize', scale=scale, keep_ratio=True),
     load_annotations,  # after Resize: the metric compares at the original size
     dict(type='PackSegInputs'),
 ]
 img_ratios = [0.5, 0.75, 1.0, 1.25, 1.5, 1.75]  # mmseg's ade20k.py (tools/test.py --tta)
 tta_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    load_image,
+    check_files,
     dict(
         type='TestTimeAug',
         transforms=[

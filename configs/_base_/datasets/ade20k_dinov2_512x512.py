@@ -9,7 +9,8 @@
 _base_ = ['./ade20k_512x512.py']
 scale = (99999999, 512)
 train_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    _base_.load_image,
+    _base_.check_files,
     _base_.load_annotations,
     dict(type='RandomResize', scale=scale, ratio_range=(0.5, 2.0), keep_ratio=True),
     dict(type='RandomCrop', crop_size=_base_.crop_size, cat_max_ratio=0.75),
@@ -18,7 +19,8 @@ train_pipeline = [
     dict(type='PackSegInputs'),
 ]
 test_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    _base_.load_image,
+    _base_.check_files,
     dict(type='Resize', scale=scale, keep_ratio=True),
     _base_.load_annotations,
     dict(type='PackSegInputs'),

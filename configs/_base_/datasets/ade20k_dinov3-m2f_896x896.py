@@ -26,7 +26,8 @@ test_pipeline = [
     dict(step, scale=scale) if step['type'] == 'Resize' else step for step in _base_.test_pipeline
 ]
 tta_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    _base_.load_image,
+    _base_.check_files,
     dict(
         type='TestTimeAug',
         transforms=[

@@ -13,7 +13,8 @@ crop_size = (512, 512)
 data_preprocessor = dict(_base_.data_preprocessor, size=crop_size)
 inference_cfg = dict(mode='slide', crop_size=crop_size, stride=crop_size)
 train_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    _base_.load_image,
+    _base_.check_files,
     _base_.load_annotations,
     dict(
         type='PhotoMetricDistortion',
@@ -35,7 +36,8 @@ train_pipeline = [
     dict(type='PackSegInputs'),
 ]
 test_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    _base_.load_image,
+    _base_.check_files,
     dict(type='Resize', scale=(99999999, 512), keep_ratio=True, backend='pillow'),
     _base_.load_annotations,  # after Resize: the metric compares at the original size
     dict(type='PackSegInputs'),

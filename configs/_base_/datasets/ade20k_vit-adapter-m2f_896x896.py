@@ -11,7 +11,8 @@ data_preprocessor = dict(size=crop_size)
 inference_cfg = dict(mode='slide', crop_size=crop_size, stride=(512, 512))
 load_annotations = _base_.load_annotations
 train_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    _base_.load_image,
+    _base_.check_files,
     load_annotations,
     dict(type='RandomResize', scale=scale, ratio_range=(0.5, 2.0), keep_ratio=True),
     dict(type='RandomCrop', crop_size=crop_size, cat_max_ratio=0.75),
@@ -20,7 +21,8 @@ train_pipeline = [
     dict(type='PackSegInputs'),
 ]
 test_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    _base_.load_image,
+    _base_.check_files,
     dict(type='Resize', scale=scale, keep_ratio=True),
     load_annotations,
     dict(type='PackSegInputs'),

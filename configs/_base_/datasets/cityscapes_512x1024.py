@@ -4,7 +4,7 @@
 # test ratios 0.5-1.75 + flip. DINOv2 published no Cityscapes config (its notebook offers ADE20K
 # and VOC2012 heads only), so this is the standard mmseg pipeline. The sliding window (512x1024,
 # stride 341x683, 2/3 of the crop as DINOv2's ADE20K configs) is our choice: not found published.
-# The loaders check every file (vitspec/datasets/checked_loading.py).
+# Every file is checked once (vitspec/datasets/check_sample_files.py).
 dataset_type = 'CityscapesDataset'
 data_root = 'data/cityscapes'
 num_classes = 19
@@ -20,11 +20,16 @@ data_preprocessor = dict(
     size=crop_size,
 )
 inference_cfg = dict(mode='slide', crop_size=crop_size, stride=(341, 683))
-load_annotations = dict(
-    type='CheckedLoadAnnotations', num_classes=num_classes, reduce_zero_label=False
-)
+# mmcv's loader, by the name mmseg's and mmdet's inferencers look for; images in their stored
+# pixel order, EXIF orientation ignored (vitspec/datasets/image_orientation.py)
+load_image = dict(type='LoadImageFromFile', color_type='color_ignore_orientation')
+# every file of a sample is checked the first time the sample is read in a run, or taken from
+# tools/check_data.py's record (vitspec/datasets/check_sample_files.py)
+check_files = dict(type='CheckSampleFiles', num_classes=num_classes, reduce_zero_label=False)
+load_annotations = dict(type='LoadAnnotations', reduce_zero_label=False)
 train_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    load_image,
+    check_files,
     load_annotations,
     dict(type='RandomResize', scale=scale, ratio_range=(0.5, 2.0), keep_ratio=True),
     dict(type='RandomCrop', crop_size=crop_size, cat_max_ratio=0.75),
@@ -33,14 +38,16 @@ train_pipeline = [
     dict(type='PackSegInputs'),
 ]
 test_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    load_image,
+    check_files,
     dict(type='Resize', scale=scale, keep_ratio=True),
     load_annotations,  # after Resize: the metric compares at the original size
     dict(type='PackSegInputs'),
 ]
 img_ratios = [0.5, 0.75, 1.0, 1.25, 1.5, 1.75]
 tta_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    load_image,
+    check_files,
     dict(
         type='TestTimeAug',
         transforms=[

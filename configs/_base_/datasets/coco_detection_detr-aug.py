@@ -8,8 +8,15 @@
 dataset_type = 'CheckedCocoDataset'
 data_root = 'data/coco/'
 scales = [(s, 1333) for s in range(480, 801, 32)]
+# mmcv's loader, by the name mmseg's and mmdet's inferencers look for; images in their stored
+# pixel order, EXIF orientation ignored (vitspec/datasets/image_orientation.py)
+load_image = dict(type='LoadImageFromFile', color_type='color_ignore_orientation')
+# every file of a sample is checked the first time the sample is read in a run, or taken from
+# tools/check_data.py's record (vitspec/datasets/check_sample_files.py)
+check_files = dict(type='CheckSampleFiles')
 train_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    load_image,
+    check_files,
     dict(type='LoadAnnotations', with_bbox=True),
     dict(type='RandomFlip', prob=0.5),
     dict(
@@ -35,7 +42,8 @@ train_pipeline = [
     dict(type='PackDetInputs'),
 ]
 test_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    load_image,
+    check_files,
     dict(type='Resize', scale=(1333, 800), keep_ratio=True),
     dict(type='LoadAnnotations', with_bbox=True),
     dict(

@@ -5,12 +5,12 @@ _base_ = ['./coco_panoptic_eomt_640x640.py']
 dataset_type = 'CheckedCocoDataset'
 load = dict(type='LoadAnnotations', with_bbox=True, with_mask=True)
 train_pipeline = [
-    _base_.train_pipeline[0],
+    *_base_.train_pipeline[:2],
     load,
-    *_base_.train_pipeline[2:],
+    *_base_.train_pipeline[3:],
 ]
 test_pipeline = [
-    *_base_.test_pipeline[:3],
+    *_base_.test_pipeline[:4],
     load,
     dict(
         type='PackDetInputs',

@@ -8,8 +8,15 @@
 dataset_type = 'CheckedCocoDataset'
 data_root = 'data/coco/'
 image_size = (1024, 1024)
+# mmcv's loader, by the name mmseg's and mmdet's inferencers look for; images in their stored
+# pixel order, EXIF orientation ignored (vitspec/datasets/image_orientation.py)
+load_image = dict(type='LoadImageFromFile', color_type='color_ignore_orientation')
+# every file of a sample is checked the first time the sample is read in a run, or taken from
+# tools/check_data.py's record (vitspec/datasets/check_sample_files.py)
+check_files = dict(type='CheckSampleFiles')
 train_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    load_image,
+    check_files,
     dict(type='LoadAnnotations', with_bbox=True, with_mask=True),
     dict(type='RandomFlip', prob=0.5),
     dict(type='RandomResize', scale=image_size, ratio_range=(0.1, 2.0), keep_ratio=True),
@@ -25,7 +32,8 @@ train_pipeline = [
     dict(type='PackDetInputs'),
 ]
 test_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    load_image,
+    check_files,
     dict(type='Resize', scale=image_size, keep_ratio=True),
     dict(type='LoadAnnotations', with_bbox=True, with_mask=True),
     dict(

@@ -1,11 +1,18 @@
-# The procedural demo data in ADE20K's native layout (tools/make_demo_data.py). The loaders
-# check every file (vitspec/datasets/checked_loading.py) and name the one that is bad.
+# The procedural demo data in ADE20K's native layout (tools/make_demo_data.py). Every file
+# is checked (vitspec/datasets/check_sample_files.py), the bad one named.
 dataset_type = 'ADE20KDataset'
 data_root = 'data/demo/ade20k/ADEChallengeData2016'
 crop_size = (128, 128)
-load_annotations = dict(type='CheckedLoadAnnotations', num_classes=150, reduce_zero_label=True)
+# mmcv's loader, by the name mmseg's and mmdet's inferencers look for; images in their stored
+# pixel order, EXIF orientation ignored (vitspec/datasets/image_orientation.py)
+load_image = dict(type='LoadImageFromFile', color_type='color_ignore_orientation')
+# every file of a sample is checked the first time the sample is read in a run, or taken from
+# tools/check_data.py's record (vitspec/datasets/check_sample_files.py)
+check_files = dict(type='CheckSampleFiles', num_classes=150, reduce_zero_label=True)
+load_annotations = dict(type='LoadAnnotations', reduce_zero_label=True)
 train_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    load_image,
+    check_files,
     load_annotations,
     dict(type='RandomResize', scale=(128, 128), ratio_range=(0.75, 1.5), keep_ratio=True),
     dict(type='RandomCrop', crop_size=crop_size, cat_max_ratio=0.75),
@@ -14,13 +21,15 @@ train_pipeline = [
     dict(type='PackSegInputs'),
 ]
 test_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    load_image,
+    check_files,
     dict(type='Resize', scale=(128, 128), keep_ratio=True),
     load_annotations,
     dict(type='PackSegInputs'),
 ]
 tta_pipeline = [  # multi-scale + flip test: tools/test.py --tta
-    dict(type='CheckedLoadImageFromFile'),
+    load_image,
+    check_files,
     dict(
         type='TestTimeAug',
         transforms=[

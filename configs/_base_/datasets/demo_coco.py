@@ -6,8 +6,15 @@ data_root = 'data/demo/coco/'
 metainfo = dict(classes=('person', 'bicycle', 'car', 'chair', 'dining table'))
 image_size = (160, 160)
 pad = dict(type='FixedSizePad', size=image_size, pad_val=dict(img=(114, 114, 114)))
+# mmcv's loader, by the name mmseg's and mmdet's inferencers look for; images in their stored
+# pixel order, EXIF orientation ignored (vitspec/datasets/image_orientation.py)
+load_image = dict(type='LoadImageFromFile', color_type='color_ignore_orientation')
+# every file of a sample is checked the first time the sample is read in a run, or taken from
+# tools/check_data.py's record (vitspec/datasets/check_sample_files.py)
+check_files = dict(type='CheckSampleFiles')
 train_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    load_image,
+    check_files,
     dict(type='LoadAnnotations', with_bbox=True, with_mask=True),
     dict(type='Resize', scale=image_size, keep_ratio=True),
     dict(type='RandomFlip', prob=0.5),
@@ -15,7 +22,8 @@ train_pipeline = [
     dict(type='PackDetInputs'),
 ]
 test_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    load_image,
+    check_files,
     dict(type='Resize', scale=image_size, keep_ratio=True),
     pad,
     dict(type='LoadAnnotations', with_bbox=True, with_mask=True),

@@ -19,15 +19,23 @@ metainfo = dict(
     stuff_classes=stuff_classes,
 )
 image_size = (128, 128)
+# mmcv's loader, by the name mmseg's and mmdet's inferencers look for; images in their stored
+# pixel order, EXIF orientation ignored (vitspec/datasets/image_orientation.py)
+load_image = dict(type='LoadImageFromFile', color_type='color_ignore_orientation')
+# every file of a sample is checked the first time the sample is read in a run, or taken from
+# tools/check_data.py's record (vitspec/datasets/check_sample_files.py)
+check_files = dict(type='CheckSampleFiles')
 train_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    load_image,
+    check_files,
     dict(type='LoadPanopticPNG', with_bbox=True, with_mask=True, with_seg=True),
     dict(type='Resize', scale=image_size, keep_ratio=True),
     dict(type='RandomFlip', prob=0.5),
     dict(type='PackDetInputs'),
 ]
 test_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    load_image,
+    check_files,
     dict(type='Resize', scale=image_size, keep_ratio=True),
     dict(
         type='PackDetInputs',

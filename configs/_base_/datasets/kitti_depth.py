@@ -1,6 +1,6 @@
 # KITTI, Eigen split, BTS layout: raw/<date>/<drive>/image_02/data/*.png, depth PNGs
 # (uint16 = metres * 256, 0 = no return) under data_depth_annotated/, split files
-# eigen_{train,test}_files.txt with lines "<image> <depth> <focal>".
+# eigen_{train,test}_files.txt with lines "<image> <depth> <focal>" (tools/prepare_data.py kitti).
 # DINOv2's protocol, as its hosted KITTI config gives it (dinov2_vits14_kitti_linear, read in
 # ywyue/FiT3D evaluation/baseline_configs/vitb_kitti_depth_linear_config.py) with the transforms
 # of zhyever/Monocular-Depth-Estimation-Toolbox (depth/datasets/pipelines/transforms.py):
@@ -14,7 +14,7 @@ dataset_type = 'KITTIDepthDataset'
 data_root = 'data/kitti'
 crop_size = (352, 704)
 depth_range = dict(min_depth=1e-3, max_depth=80.0)
-# Unit check of every depth PNG (LoadDepthPNG): the median valid depth in metres after /256
+# Unit check of every depth PNG (CheckSampleFiles): the median valid depth in metres after /256
 # lies in this range (the LiDAR sees the road from a few metres on), so a map written in metres
 # (median ~0.05) stops with the file named instead of scoring nonsense.
 depth_unit_range = (1.0, 80.0)
@@ -30,9 +30,16 @@ meta_keys = (
     'crop_offset',
 )
 data_prefix = dict(img_path='raw', depth_map_path='data_depth_annotated')
+# mmcv's loader, by the name mmseg's and mmdet's inferencers look for; images in their stored
+# pixel order, EXIF orientation ignored (vitspec/datasets/image_orientation.py)
+load_image = dict(type='LoadImageFromFile', color_type='color_ignore_orientation')
+# every file of a sample is checked the first time the sample is read in a run, or taken from
+# tools/check_data.py's record (vitspec/datasets/check_sample_files.py)
+check_files = dict(type='CheckSampleFiles', depth_scale=256, depth_range=depth_unit_range)
 train_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
-    dict(type='LoadDepthPNG', depth_scale=256, expected_range=depth_unit_range),
+    load_image,
+    check_files,
+    dict(type='LoadDepthPNG', depth_scale=256),
     dict(type='KBCrop', height=352, width=1216),
     dict(type='RandomRotate', prob=0.5, degree=2.5, pad_val=0, seg_pad_val=0),
     dict(type='RandomFlip', prob=0.5),
@@ -47,8 +54,9 @@ train_pipeline = [
     dict(type='PackSegInputs', meta_keys=meta_keys),
 ]
 test_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
-    dict(type='LoadDepthPNG', depth_scale=256, expected_range=depth_unit_range),
+    load_image,
+    check_files,
+    dict(type='LoadDepthPNG', depth_scale=256),
     dict(type='KBCrop', height=352, width=1216),
     dict(type='PackSegInputs', meta_keys=meta_keys),
 ]

@@ -8,13 +8,13 @@
 # ColorAug (p 0.5; gamma 0.9-1.1, brightness 0.75-1.25, colour 0.9-1.1); 2 images per GPU.
 # Test: the whole 480x640 image and its flip (MultiScaleFlipAug at 480x640), averaged.
 # Metrics: 1e-3 < gt < 10 m inside the Eigen crop 45:471, 41:601 (the Toolbox's nyu.py).
-# Split: DINOv2 reads the Toolbox's nyu_train.txt / nyu_test.txt lists; this layout holds what
-# mmseg's tools/dataset_converters/nyu.py wrote.
+# Split: DINOv2 reads the Toolbox's nyu_train.txt / nyu_test.txt lists; this layout holds the pairs
+# they name, as tools/prepare_data.py nyu (or mmseg's tools/dataset_converters/nyu.py) writes it.
 dataset_type = 'NYUDataset'
 data_root = 'data/nyu'
 crop_size = (416, 544)
 depth_range = dict(min_depth=1e-3, max_depth=10.0)
-# Unit check of every depth PNG (LoadDepthPNG): the median valid depth in metres after /1000
+# Unit check of every depth PNG (CheckSampleFiles): the median valid depth in metres after /1000
 # lies in this range (Kinect: about 0.5-10 m), so a map written in metres (median ~0.003 after
 # scaling) stops with the file named instead of scoring abs_rel in the thousands.
 depth_unit_range = (0.1, 10.0)
@@ -29,9 +29,16 @@ meta_keys = (
     'flip_direction',
     'crop_offset',
 )
+# mmcv's loader, by the name mmseg's and mmdet's inferencers look for; images in their stored
+# pixel order, EXIF orientation ignored (vitspec/datasets/image_orientation.py)
+load_image = dict(type='LoadImageFromFile', color_type='color_ignore_orientation')
+# every file of a sample is checked the first time the sample is read in a run, or taken from
+# tools/check_data.py's record (vitspec/datasets/check_sample_files.py)
+check_files = dict(type='CheckSampleFiles', depth_scale=1000, depth_range=depth_unit_range)
 train_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
-    dict(type='LoadDepthPNG', depth_scale=1000, expected_range=depth_unit_range),
+    load_image,
+    check_files,
+    dict(type='LoadDepthPNG', depth_scale=1000),
     dict(type='RegionCrop', region='nyu_train'),
     dict(type='RandomRotate', prob=0.5, degree=2.5, pad_val=0, seg_pad_val=0),
     dict(type='RandomFlip', prob=0.5),
@@ -46,8 +53,9 @@ train_pipeline = [
     dict(type='PackSegInputs', meta_keys=meta_keys),
 ]
 test_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
-    dict(type='LoadDepthPNG', depth_scale=1000, expected_range=depth_unit_range),
+    load_image,
+    check_files,
+    dict(type='LoadDepthPNG', depth_scale=1000),
     dict(type='PackSegInputs', meta_keys=meta_keys),
 ]
 # One window that covers the whole image (the backbone centre-pads it), plus its flip.

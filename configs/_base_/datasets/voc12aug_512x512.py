@@ -4,7 +4,7 @@
 # by mmseg's tools/dataset_converters/voc_aug.py), 10582 images; test on val.txt (1449).
 # 21 classes (background included), 255 (object borders, difficult regions) ignored; short side
 # 512 with the long side capped at 2048, random scale 0.5-2.0, 512x512 crops; multi-scale test
-# ratios 0.5-1.75 + flip. Here: the loaders check every file (vitspec/datasets/checked_loading.py),
+# ratios 0.5-1.75 + flip. Here: every file is checked (vitspec/datasets/check_sample_files.py),
 # padding to the crop is the data preprocessor's, and the sliding window (512, stride 341) is
 # the one of DINOv2's linear VOC config (see configs/voc/reproductions.yaml).
 _base_ = ['mmseg::_base_/datasets/pascal_voc12_aug.py']
@@ -20,11 +20,16 @@ data_preprocessor = dict(
     size=_base_.crop_size,
 )
 inference_cfg = dict(mode='slide', crop_size=_base_.crop_size, stride=(341, 341))
-load_annotations = dict(
-    type='CheckedLoadAnnotations', num_classes=num_classes, reduce_zero_label=False
-)
+# mmcv's loader, by the name mmseg's and mmdet's inferencers look for; images in their stored
+# pixel order, EXIF orientation ignored (vitspec/datasets/image_orientation.py)
+load_image = dict(type='LoadImageFromFile', color_type='color_ignore_orientation')
+# every file of a sample is checked the first time the sample is read in a run, or taken from
+# tools/check_data.py's record (vitspec/datasets/check_sample_files.py)
+check_files = dict(type='CheckSampleFiles', num_classes=num_classes, reduce_zero_label=False)
+load_annotations = dict(type='LoadAnnotations', reduce_zero_label=False)
 train_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    load_image,
+    check_files,
     load_annotations,
     dict(type='RandomResize', scale=scale, ratio_range=(0.5, 2.0), keep_ratio=True),
     dict(type='RandomCrop', crop_size=_base_.crop_size, cat_max_ratio=0.75),
@@ -33,13 +38,15 @@ train_pipeline = [
     dict(type='PackSegInputs'),
 ]
 test_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    load_image,
+    check_files,
     dict(type='Resize', scale=scale, keep_ratio=True),
     load_annotations,  # after Resize: the metric compares at the original size
     dict(type='PackSegInputs'),
 ]
 tta_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    load_image,
+    check_files,
     dict(
         type='TestTimeAug',
         transforms=[

@@ -15,7 +15,8 @@ data_preprocessor = dict(size=crop_size)
 inference_cfg = dict(mode='slide', crop_size=crop_size, stride=(426, 426))
 img_ratios = [1.0, 1.32, 1.73, 2.28, 3.0]
 train_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    _base_.load_image,
+    _base_.check_files,
     _base_.load_annotations,
     dict(type='RandomResize', scale=scale, ratio_range=(1.0, 3.0), keep_ratio=True),
     dict(type='RandomCrop', crop_size=crop_size, cat_max_ratio=0.75),
@@ -24,13 +25,15 @@ train_pipeline = [
     dict(type='PackSegInputs'),
 ]
 test_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    _base_.load_image,
+    _base_.check_files,
     dict(type='Resize', scale=scale, keep_ratio=True),
     _base_.load_annotations,
     dict(type='PackSegInputs'),
 ]
 tta_pipeline = [
-    dict(type='CheckedLoadImageFromFile'),
+    _base_.load_image,
+    _base_.check_files,
     dict(
         type='TestTimeAug',
         transforms=[
