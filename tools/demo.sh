@@ -67,7 +67,10 @@ EOF
     tools/demo.sh --long
 EOF
 cat <<EOF
-  check a real dataset before a run (ADE20K in data/ade/ADEChallengeData2016, docs/running.md):
+  unpack ADEChallengeData2016.zip into data/ade/ and check its layout (other datasets are
+  converted into the layout the configs read: tools/prepare_data.py --help):
+    $py tools/prepare_data.py ade20k data/ade/ADEChallengeData2016
+  check every file of it before a run (docs/running.md):
     $py tools/check_data.py $REAL
   train on it with 8 GPUs (a linear head on a frozen DINOv2 ViT-B/14; its weights:
   docs/reproduce.md; the number of GPUs and the batch: docs/running.md):

@@ -124,3 +124,14 @@ def test_image_of_another_size_than_its_coco_annotation(tmp_path):
         match=re.escape(f'image {path} is {W}x{H} but its annotation says {H}x{W}'),
     ):
         check_sample(dict(img_path=path, width=H, height=W), SampleChecks())
+
+
+def test_a_png_s_tag_is_read_without_decoding_untagged_pngs(tmp_path, monkeypatch):
+    tagged = write_photo(tmp_path / 'tagged.png', ROTATE_90)
+    plain = tmp_path / 'plain.png'
+    Image.fromarray(np.zeros((H, W, 3), np.uint8)).save(plain)
+    assert image_orientation.orientation_tag(open(tagged, 'rb').read()) == ROTATE_90
+    opened = []
+    monkeypatch.setattr(image_orientation.Image, 'open', lambda *a: opened.append(a))
+    assert image_orientation.orientation_tag(plain.read_bytes()) == 1
+    assert opened == []

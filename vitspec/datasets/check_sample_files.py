@@ -4,8 +4,10 @@ Placed right after mmcv's ``LoadImageFromFile``, which mmseg's and mmdet's infer
 by name and replace for arrays, and before the plain annotation loaders: a label with values
 outside the classes, a depth map in another unit or a panoptic PNG that does not match its JSON
 entry stops the run with the file named (``file_checks.check_sample``), and a sample checked
-once in this process, or recorded by the data check before the run (``check_record``), costs an
-``os.stat`` per file and a set lookup from then on. A sample without annotation files (an image
+once in this process costs a set lookup of its paths from then on (files are taken not to change
+during a run; the next run sees a changed one by its size and modification time). A sample
+recorded by the data check before the run (``check_record``) costs an ``os.stat`` per file on
+its first read in a process, instead of the check. A sample without annotation files (an image
 given to an inferencer, by path or as an array) passes through untouched.
 """
 
@@ -14,7 +16,7 @@ from mmdet.registry import TRANSFORMS as MMDET_TRANSFORMS
 from mmseg.registry import TRANSFORMS
 
 from .check_record import CheckedSamples, sample_key
-from .file_checks import SampleChecks, check_sample
+from .file_checks import SampleChecks, check_sample, sample_files
 
 # data info keys that only a dataset's sample has (mmseg's and mmdet's datasets)
 ANNOTATION_KEYS = ('seg_map_path', 'depth_map_path', 'width', 'height', 'instances')
@@ -58,15 +60,21 @@ class CheckSampleFiles(BaseTransform):
             imdecode_backend=imdecode_backend,
         )
         self.checked = CheckedSamples(self.checks, record)
+        # the paths of the samples passed in this process: no stat in the steady state, whose
+        # system calls cost more than the check's share of the plain pipeline
+        self.passed = set()
 
     def transform(self, results: dict) -> dict:
         if not has_annotations(results):
             return results
-        key = sample_key(results, self.checks)
-        if key in self.checked:
+        files = tuple(sample_files(results))
+        if files in self.passed:
             return results
-        check_sample(results, self.checks)
-        self.checked.add(key)
+        key = sample_key(results, self.checks)
+        if key not in self.checked:
+            check_sample(results, self.checks)
+            self.checked.add(key)
+        self.passed.add(files)
         return results
 
     def __repr__(self) -> str:

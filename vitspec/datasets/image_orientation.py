@@ -24,6 +24,8 @@ IGNORE_ORIENTATION = {
     'color': 'color_ignore_orientation',
     'grayscale': 'grayscale_ignore_orientation',
 }
+PNG_SIGNATURE = b'\x89PNG\r\n\x1a\n'
+EXIF_CHUNK = b'eXIf'
 _reported = False
 
 
@@ -36,6 +38,8 @@ def stored_order_flag(color_type: str, backend=None) -> str:
 
 def orientation_tag(data: bytes) -> int:
     """The EXIF orientation of an encoded image (1 = as stored; also for no tag or no EXIF)."""
+    if data[:8] == PNG_SIGNATURE and EXIF_CHUNK not in data:
+        return 1  # PIL decodes a whole PNG to look for the chunk that may follow its pixels
     try:
         with Image.open(io.BytesIO(data)) as img:
             return int(img.getexif().get(ORIENTATION_TAG, 1))
