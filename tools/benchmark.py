@@ -62,6 +62,7 @@ DESCRIPTION = __doc__.split('\n')[0]
 # Flags that act only together with another one: given without it they are refused, not ignored.
 NEEDS = {'--mmcv-kernels': '--config', '--cfg-options': '--config'}
 NEEDS.update({'--data': '--pipelines', '--calls': '--pipelines'})
+PIPELINE_CALLS = 90  # --calls when not given
 
 
 def main(argv=None):
@@ -124,7 +125,7 @@ def main(argv=None):
     )
     parser.add_argument('--data', help='with --pipelines: the folder holding the datasets')
     parser.add_argument(
-        '--calls', type=_positive, default=90, help='with --pipelines: samples per round'
+        '--calls', type=_positive, help=f'with --pipelines: samples per round ({PIPELINE_CALLS})'
     )
     parser.add_argument('--baseline', help='model the ratios refer to (default: the first)')
     parser.add_argument('--rounds', type=int, default=15, help='interleaved timed rounds')
@@ -205,7 +206,7 @@ def _main_mmcv_ops(args):
 def _main_pipelines(args):
     machine = describe_device(torch.device('cpu'))
     print(f'{machine}\n')
-    rows = run_pipelines(args.pipelines, args.data, args.rounds, args.calls)
+    rows = run_pipelines(args.pipelines, args.data, args.rounds, args.calls or PIPELINE_CALLS)
     print(format_pipeline_table(rows, TARGET_RATIO) + '\n', flush=True)
     _write(args.out, machine, rows, target_ratio=TARGET_RATIO)
 

@@ -9,10 +9,10 @@ from vitspec.inference import Predictor, load_model
 from vitspec.inference.prediction import autocast_dtype, inference_pipeline, trained_mixed
 
 
-def test_the_image_loader_reads_arrays_and_annotation_loaders_go():
+def test_the_image_loader_reads_arrays_and_dataset_file_steps_go():
     pipeline = [
         dict(type='LoadImageFromFile', color_type='color_ignore_orientation'),
-        dict(type='CheckSampleFiles', num_classes=150),  # passes an array through
+        dict(type='CheckSampleFiles', num_classes=150),  # a dataset's files: not an input step
         dict(type='Resize', scale=(128, 128)),
         dict(type='LoadAnnotations', reduce_zero_label=True),
         dict(type='LoadDepthPNG', depth_scale=1000),
@@ -20,7 +20,6 @@ def test_the_image_loader_reads_arrays_and_annotation_loaders_go():
     ]
     assert [s['type'] for s in inference_pipeline(pipeline)] == [
         'LoadImageFromNDArray',
-        'CheckSampleFiles',
         'Resize',
         'PackSegInputs',
     ]
