@@ -4,8 +4,8 @@ A sample is known by ``sample_key``: a digest of the path, size and modification
 every file it reads, the per-sample values the checks compare with (the annotation's width and
 height, ``reduce_zero_label``, the panoptic segment ids) and the checks' own settings
 (``SampleChecks.key``). A file rewritten, or the same file under other checks, gives another key
-and is checked again. After its first check a sample costs one ``os.stat`` per file and a set
-lookup.
+and is checked again (by the next run: within a run, ``CheckSampleFiles`` takes a sample it
+passed by its paths alone).
 
 Keys live in a set in each process (the pipeline's, one per data-loader worker) and, for a whole
 dataset checked before a run, in a record file of one key a line: ``write_record`` (the data
