@@ -10,10 +10,10 @@
   every output through ``tree`` (``tree.write_png`` / ``write_bytes`` / ``write_list`` /
   ``link``), which writes atomically, keeps an output already there with the same content,
   refuses one that differs (unless ``--overwrite``; never a file of SRC), and records each in
-  ``tree.report``. A file of
-  SRC that cannot be used is ``tree.refuse(path, reason)``; an SRC without an expected folder
-  raises DataFileError naming it (``require_folder``). A check-only dataset writes nothing and
-  records what it found with ``tree.report.problem`` / ``tree.report.note``.
+  ``tree.report``. A file of SRC that cannot be used is ``tree.refuse(path, reason)``; an SRC
+  without an expected folder raises DataFileError naming it (``require_folder``). A check-only
+  dataset writes nothing and records what it found with ``tree.report.problem`` /
+  ``tree.report.note``.
 
 So a second run finds everything done and changes nothing, and an interrupted run resumes.
 """
