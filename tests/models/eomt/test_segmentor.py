@@ -10,6 +10,9 @@ from mmengine.structures import PixelData
 from mmseg.registry import MODELS
 from mmseg.structures import SegDataSample
 
+from vitspec.checkpoints.load import load_state_dict_strict
+from vitspec.errors import CheckpointError
+from vitspec.layers.specialized import row_group_of
 from vitspec.models.eomt.segmentor import semantic_scores
 
 K, Q, P = 5, 6, 8  # classes, queries, patch size
@@ -163,3 +166,28 @@ def test_bad_settings_are_named():
         build(num_queries=0)
     with pytest.raises(ValueError, match='size_divisor'):
         build().loss(torch.randn(1, 3, 30, 32), samples(1, (30, 32)))
+
+
+def test_a_full_checkpoint_with_former_query_copy_names_loads_strictly():
+    """``load_from`` of a segmentor saved when query copies were sibling modules
+    (``network.backbone.blocks.N.query_norm1.weight``): the same weights come back, and a
+    renamed key the model does not have is still named."""
+    model = build(query_specialize=True)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(0.01 * torch.randn_like(p))
+    former = {}
+    for key, value in model.state_dict().items():
+        if row_group_of(key) == 'query':
+            prefix, _, name = key.rpartition('.')
+            part_prefix, _, part = prefix.rpartition('.')
+            key = f'{part_prefix}.query_{part}.{name.removeprefix("query_")}'
+        former[key] = value
+    assert 'network.backbone.blocks.1.query_norm1.weight' in former
+    fresh = build(query_specialize=True)
+    assert load_state_dict_strict(fresh, former) == []
+    for key, value in model.state_dict().items():
+        assert torch.equal(fresh.state_dict()[key], value), key
+    former['network.backbone.blocks.1.query_norm9.weight'] = torch.zeros(32)
+    with pytest.raises(CheckpointError, match='query_norm9'):
+        load_state_dict_strict(build(query_specialize=True), former)

@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from vitspec.checkpoints.filtered import FilteredCheckpoint
+from vitspec.checkpoints.filtered import FilteredCheckpoint, filter_under
 from vitspec.checkpoints.layouts.eomt import renamed_query_copies
 from vitspec.errors import ConfigError
 from vitspec.layers import Attention, TokenLayout, center_pad_to_multiple
@@ -98,13 +98,9 @@ class EoMTNetwork(nn.Module):
         """A full EoMTNetwork state dict adapted to this network: the backbone's part through
         the backbone's filter (position table resampled, absent query / CLS copies filled);
         query copies under their former names (``blocks.9.query_norm1.weight``) renamed."""
-        prefix = 'backbone.'
-        state_dict = renamed_query_copies(state_dict)
-        inner = {k[len(prefix) :]: v for k, v in state_dict.items() if k.startswith(prefix)}
-        filtered = self.backbone.filter_checkpoint(inner)
-        sd = {k: v for k, v in state_dict.items() if not k.startswith(prefix)}
-        sd.update({prefix + k: v for k, v in filtered.state_dict.items()})
-        return FilteredCheckpoint(sd, [prefix + k for k in filtered.filled], filtered.notes)
+        return filter_under(
+            'backbone.', self.backbone.filter_checkpoint, renamed_query_copies(state_dict)
+        )
 
     def forward(self, img: torch.Tensor, last_only: bool = False):
         """``last_only`` (eval mode): skip the predictions before the query blocks, which only

@@ -16,6 +16,7 @@ from mmseg.models.segmentors import BaseSegmentor
 from mmseg.registry import MODELS
 from torch import Tensor
 
+from vitspec.checkpoints.filtered import FilteredCheckpoint, filter_under
 from vitspec.errors import ConfigError, InputShapeError
 
 from ..segmentors.chunked_encoder_decoder import ChunkedEncoderDecoder
@@ -162,6 +163,11 @@ class EoMT(ChunkedEncoderDecoder):
 
     def _forward(self, inputs: Tensor, data_samples=None):
         return self.network(inputs)
+
+    def filter_checkpoint(self, state_dict: dict) -> FilteredCheckpoint:
+        """A full EoMT checkpoint (``load_from``, resume) adapted through the network's filter
+        (`EoMTNetwork.filter_checkpoint`: former query-copy names, absent query copies)."""
+        return filter_under('network.', self.network.filter_checkpoint, state_dict)
 
     @property
     def backbone(self):
