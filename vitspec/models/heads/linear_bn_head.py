@@ -9,14 +9,16 @@ from mmseg.registry import MODELS
 from vitspec.errors import ConfigError
 
 from .backbone_outputs import split_cls
+from .banded_seg_loss import BandedSegLoss
 
 
 @MODELS.register_module()
-class LinearBNHead(BaseDecodeHead):
+class LinearBNHead(BandedSegLoss, BaseDecodeHead):
     """The selected feature maps (``in_index``, all by default) are resized to the first one's
     size and concatenated, normalized by ``norm_cfg`` (BN / SyncBN) and classified by the base
     class's 1x1 ``conv_seg``; the logits are upsampled to the label size by the loss / the
-    segmentor. Entries that are ``(map, cls_token)`` pairs use the map only.
+    segmentor (the training loss a band of rows at a time, `BandedSegLoss`). Entries that are
+    ``(map, cls_token)`` pairs use the map only.
     mmseg 1.x has no such head (DINOv2's BNHead is mmseg 0.x code)."""
 
     def __init__(

@@ -35,6 +35,17 @@ def source_rows(rows: Tensor, in_size: int, out_size: int, align_corners: bool):
     return top, bottom, 1 - weight, weight
 
 
+def interpolation_matrix(in_size: int, out_size: int, align_corners: bool, device=None) -> Tensor:
+    """The (out_size, in_size) float32 matrix of PyTorch's linear interpolation along one axis:
+    ``matrix @ x`` resizes ``x`` along its first dimension as ``F.interpolate`` does."""
+    rows = torch.arange(out_size, device=device)
+    top, bottom, w_top, w_bottom = source_rows(rows, in_size, out_size, align_corners)
+    matrix = torch.zeros(out_size, in_size, device=device)
+    matrix.index_put_((rows, top), w_top, accumulate=True)
+    matrix.index_put_((rows, bottom), w_bottom, accumulate=True)
+    return matrix
+
+
 def resized_rows(
     scores: Tensor, out_size: Tuple[int, int], start: int, stop: int, align_corners: bool
 ) -> Tensor:
