@@ -84,9 +84,9 @@ class _BandedCrossEntropy(torch.autograd.Function):
             target = labels[:, start:stop]
             keep = valid[:, start:stop]
             index = target.masked_fill(~keep, 0)[:, None]
-            correct += (band.argmax(1) == target)[keep].sum()
+            correct += ((band.argmax(1) == target) & keep).sum()
             log_p = band.log_softmax(1)
-            total += -(log_p.gather(1, index)[:, 0][keep]).sum(dtype=torch.float64)
+            total -= (log_p.gather(1, index)[:, 0] * keep).sum(dtype=torch.float64)
             grad = log_p.exp_()  # d loss / d band: (softmax - one-hot) on kept pixels, scaled
             grad.scatter_add_(1, index, torch.full_like(index, -1, dtype=grad.dtype))
             grad.mul_(keep[:, None] * scale)
