@@ -11,14 +11,16 @@ as two matrix products, so the loss equals mmseg's up to float rounding; it is c
 float32 whatever the logits' dtype.
 """
 
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import torch
 from torch import Tensor
 
-from ..segmentors.row_resize import interpolation_matrix, row_bands
+from ..segmentors.row_resize import DEFAULT_CHUNK_BYTES, interpolation_matrix, row_bands
 
-DEFAULT_BAND_BYTES = 32 * 2**20  # of float32 band logits: about the L2/L3 caches' scale
+# float32 band logits: on a CPU about its caches' size (measured: docs/benchmarks.md, probe
+# grids); elsewhere the row resize's bound, fewer kernel launches (not measured on a GPU)
+CPU_BAND_BYTES = 32 * 2**20
 
 
 class UpsampledCrossEntropy(NamedTuple):
@@ -33,12 +35,13 @@ def upsampled_cross_entropy(
     ignore_index: int = 255,
     align_corners: bool = False,
     avg_non_ignore: bool = False,
-    band_bytes: int = DEFAULT_BAND_BYTES,
+    band_bytes: Optional[int] = None,
 ) -> UpsampledCrossEntropy:
     """The cross-entropy of ``logits`` (B, C, h, w) bilinearly resized to the size of
     ``labels`` (B, H, W), as mmseg's ``cross_entropy`` reduces it: the sum over the non-ignored
     pixels divided by the number of pixels, or of non-ignored ones with ``avg_non_ignore``
-    (plus float32's eps). A label outside [0, C) other than ``ignore_index`` is refused."""
+    (plus float32's eps). A label outside [0, C) other than ``ignore_index`` is refused.
+    ``band_bytes``: the most bytes of float32 band logits at a time (at least one row)."""
     if logits.dim() != 4 or labels.dim() != 3 or labels.shape[0] != logits.shape[0]:
         raise ValueError(
             f'upsampled_cross_entropy: logits (B, C, h, w) and labels (B, H, W), got '
@@ -53,6 +56,8 @@ def upsampled_cross_entropy(
             f'[0, {logits.shape[1]}) nor ignore_index {ignore_index}'
         )
     divisor = counted if avg_non_ignore else labels.numel()
+    if band_bytes is None:
+        band_bytes = CPU_BAND_BYTES if logits.device.type == 'cpu' else DEFAULT_CHUNK_BYTES
     loss, correct = _BandedCrossEntropy.apply(
         logits, labels, valid, float(divisor), align_corners, band_bytes
     )
