@@ -80,3 +80,17 @@ def test_labels_outside_the_classes_are_named():
     labels[1, 0, 0] = -1
     with pytest.raises(ValueError, match=r'\[-1, 6\] are neither classes \[0, 5\)'):
         upsampled_cross_entropy(logits, labels)
+
+
+def test_autocast_around_forward_and_backward_changes_nothing():
+    """The resize's matrix products stay float32 under autocast, in the backward too (a grid
+    head's backward may run inside the training step's autocast)."""
+    logits, labels = case(seed=3)
+    x = logits.clone().requires_grad_()
+    fp32 = upsampled_cross_entropy(x, labels)
+    fp32.loss.backward()
+    y = logits.clone().requires_grad_()
+    with torch.autocast('cpu', dtype=torch.bfloat16):
+        mixed = upsampled_cross_entropy(y, labels)
+        mixed.loss.backward()
+    assert torch.equal(mixed.loss, fp32.loss) and torch.equal(y.grad, x.grad)

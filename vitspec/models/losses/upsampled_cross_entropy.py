@@ -105,5 +105,6 @@ class _BandedCrossEntropy(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_loss, _grad_correct):
         grad_resized_w, along_w = ctx.saved_tensors
-        grad = (grad_resized_w @ along_w) * grad_loss
+        with torch.autocast(grad_resized_w.device.type, enabled=False):  # also in a backward
+            grad = (grad_resized_w @ along_w) * grad_loss  # run inside autocast
         return grad.to(ctx.logits_dtype), None, None, None, None, None
