@@ -94,3 +94,16 @@ def test_autocast_around_forward_and_backward_changes_nothing():
         mixed = upsampled_cross_entropy(y, labels)
         mixed.loss.backward()
     assert torch.equal(mixed.loss, fp32.loss) and torch.equal(y.grad, x.grad)
+
+
+def test_a_loss_scale_reaches_float16_gradients_that_would_underflow_unscaled():
+    """Per-pixel gradients of a large label map are below float16's range; the scale a
+    GradScaler puts on the loss must multiply them before they are cast."""
+    logits, _ = case(size=(1, 3, 4, 4), seed=4)
+    labels = torch.zeros(1, 512, 512, dtype=torch.long)
+    x = logits.half().requires_grad_()
+    (upsampled_cross_entropy(x, labels).loss * 2.0**16).backward()
+    y = logits.half().float().requires_grad_()
+    (full_size_reference(y, labels, 255, False, False)[0] * 2.0**16).backward()
+    assert x.grad.dtype == torch.float16 and x.grad.abs().min() > 0
+    torch.testing.assert_close(x.grad.float(), y.grad, rtol=2e-3, atol=1e-6)

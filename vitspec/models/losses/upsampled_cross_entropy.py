@@ -5,10 +5,10 @@ the cross-entropy there: 150 classes at 512 x 512 and batch 2 are 315 MB of floa
 once by the resize and again by the softmax, its gradient and the resize's backward. Here the
 logits are resized along W once at low height, (B, C, h, W); then for each band of output rows
 the resize along H, the loss, the argmax and the gradient with respect to the (B, C, h, W)
-logits are computed, and the band is dropped. The backward pass only maps that gradient back
-along W. The resize is PyTorch's bilinear one (its weights: `row_resize.interpolation_matrix`)
-as two matrix products, so the loss equals mmseg's up to float rounding; it is computed in
-float32 whatever the logits' dtype.
+logits are computed, and the band is dropped; that gradient, mapped back along W, is the one
+tensor kept for the backward pass, at the logits' size. The resize is PyTorch's bilinear one
+(its weights: `row_resize.interpolation_matrix`) as two matrix products, so the loss equals
+mmseg's up to float rounding; it is computed in float32 whatever the logits' dtype.
 """
 
 from typing import NamedTuple, Optional
@@ -97,14 +97,13 @@ class _BandedCrossEntropy(torch.autograd.Function):
             grad.mul_(keep[:, None] * scale)
             grad_resized_w += rows.t() @ grad
             del band, log_p, grad
-        ctx.save_for_backward(grad_resized_w, along_w)
+        # (B, C, h, w), float32: a float16 copy would lose what the loss scale lifts
+        ctx.save_for_backward(grad_resized_w @ along_w)
         ctx.logits_dtype = logits.dtype
         ctx.mark_non_differentiable(correct)
         return (total * scale).float(), correct
 
     @staticmethod
     def backward(ctx, grad_loss, _grad_correct):
-        grad_resized_w, along_w = ctx.saved_tensors
-        with torch.autocast(grad_resized_w.device.type, enabled=False):  # also in a backward
-            grad = (grad_resized_w @ along_w) * grad_loss  # run inside autocast
-        return grad.to(ctx.logits_dtype), None, None, None, None, None
+        (grad,) = ctx.saved_tensors
+        return (grad * grad_loss).to(ctx.logits_dtype), None, None, None, None, None
