@@ -16,7 +16,7 @@ from mmseg.structures import SegDataSample
 
 from tests.utils import ROOT
 from vitspec.models.segmentors import ChunkedEncoderDecoder, ChunkedSegTTAModel
-from vitspec.models.segmentors.row_resize import resized_rows, row_bands
+from vitspec.models.segmentors.row_resize import interpolation_matrix, resized_rows, row_bands
 
 CLASSES = 150
 ROUNDING = 1e-6  # measured: at most 7.2e-7 between banded and full resizes of randn scores
@@ -88,6 +88,17 @@ def test_banded_resize_equals_interpolate_up_to_rounding(align_corners, in_size,
         for a, b in row_bands(out_size, CLASSES, 4, CLASSES * out_size[1] * 4 * 5)
     ]
     assert (torch.cat(bands, dim=1) - full).abs().max() <= ROUNDING
+
+
+@pytest.mark.parametrize('align_corners', [False, True])
+@pytest.mark.parametrize('in_size, out_size', [((17, 23), (131, 97)), ((64, 1), (37, 5))])
+def test_interpolation_matrices_resize_as_interpolate(align_corners, in_size, out_size):
+    torch.manual_seed(2)
+    scores = torch.randn(CLASSES, *in_size)
+    full = F.interpolate(scores[None], out_size, mode='bilinear', align_corners=align_corners)[0]
+    along_h = interpolation_matrix(in_size[0], out_size[0], align_corners)
+    along_w = interpolation_matrix(in_size[1], out_size[1], align_corners)
+    assert (along_h @ scores @ along_w.t() - full).abs().max() <= ROUNDING
 
 
 def test_row_bands_hold_at_most_the_bound_and_cover_every_row():
