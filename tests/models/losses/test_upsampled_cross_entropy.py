@@ -107,3 +107,21 @@ def test_a_loss_scale_reaches_float16_gradients_that_would_underflow_unscaled():
     (full_size_reference(y, labels, 255, False, False)[0] * 2.0**16).backward()
     assert x.grad.dtype == torch.float16 and x.grad.abs().min() > 0
     torch.testing.assert_close(x.grad.float(), y.grad, rtol=2e-3, atol=1e-6)
+
+
+def test_compiled_equals_eager():
+    """``--compile`` traces a probe's training step through the loss's autograd function."""
+    logits, labels = case(seed=5)
+
+    def step(x):
+        out = upsampled_cross_entropy(x, labels, band_bytes=3 * 5 * 23 * 4 * 7)
+        out.loss.backward()
+        return out.loss.detach(), out.correct
+
+    x = logits.clone().requires_grad_()
+    eager = step(x)
+    torch._dynamo.reset()
+    y = logits.clone().requires_grad_()
+    compiled = torch.compile(step, backend='aot_eager')(y)
+    assert torch.equal(compiled[0], eager[0]) and compiled[1] == eager[1]
+    assert torch.equal(y.grad, x.grad)
