@@ -55,22 +55,26 @@ def plain(m, prefix=''):
     return layer
 
 
-def reference(m, num_cls):
-    """Separate plain layers on the two token groups: (forward, {name in m: reference leaf})."""
-    pat = plain(m)
-    leaves = dict(pat.named_parameters())
+def cls_reference(m, pat, leaves):
+    """The CLS rows' plain layer (its LoRA form: the shared weight plus B @ A), its leaves added
+    to ``leaves``."""
     if getattr(m, 'lora_rank', None):
         a, b, bias = (
             getattr(m, n).detach().clone().requires_grad_()
             for n in ('cls_lora_a', 'cls_lora_b', 'cls_bias')
         )
         leaves.update(cls_lora_a=a, cls_lora_b=b, cls_bias=bias)
+        return lambda x: F.linear(x, pat.weight + b @ a, bias)
+    cls_layer = plain(m, 'cls_')
+    leaves.update({'cls_' + n: p for n, p in cls_layer.named_parameters()})
+    return cls_layer
 
-        def cls_layer(x):
-            return F.linear(x, pat.weight + b @ a, bias)
-    else:
-        cls_layer = plain(m, 'cls_')
-        leaves.update({'cls_' + n: p for n, p in cls_layer.named_parameters()})
+
+def reference(m, num_cls):
+    """Separate plain layers on the two token groups: (forward, {name in m: reference leaf})."""
+    pat = plain(m)
+    leaves = dict(pat.named_parameters())
+    cls_layer = cls_reference(m, pat, leaves)
 
     def forward(x):
         return torch.cat([cls_layer(x[:, :num_cls]), pat(x[:, num_cls:])], dim=1)
@@ -382,18 +386,7 @@ def three_groups(m):
     pat, query = plain(m), plain(m, 'query_')
     leaves = {**dict(pat.named_parameters())}
     leaves.update({'query_' + n: p for n, p in query.named_parameters()})
-    if getattr(m, 'lora_rank', None):
-        a, b, bias = (
-            getattr(m, n).detach().clone().requires_grad_()
-            for n in ('cls_lora_a', 'cls_lora_b', 'cls_bias')
-        )
-        leaves.update(cls_lora_a=a, cls_lora_b=b, cls_bias=bias)
-
-        def cls_layer(x):
-            return F.linear(x, pat.weight + b @ a, bias)
-    else:
-        cls_layer = plain(m, 'cls_')
-        leaves.update({'cls_' + n: p for n, p in cls_layer.named_parameters()})
+    cls_layer = cls_reference(m, pat, leaves)
 
     def forward(x):
         return torch.cat([cls_layer(x[:, :1]), query(x[:, 1:3]), pat(x[:, 3:])], dim=1)
