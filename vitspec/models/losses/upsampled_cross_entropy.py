@@ -58,22 +58,16 @@ def upsampled_cross_entropy(
     divisor = counted if avg_non_ignore else labels.numel()
     if band_bytes is None:
         band_bytes = CPU_BAND_BYTES if logits.device.type == 'cpu' else DEFAULT_CHUNK_BYTES
-    loss, correct = _BandedCrossEntropy.apply(
-        logits, labels, valid, float(divisor), align_corners, band_bytes
-    )
+    with torch.autocast(logits.device.type, enabled=False):  # float32 whatever autocast
+        loss, correct = _BandedCrossEntropy.apply(
+            logits, labels, valid, float(divisor), align_corners, band_bytes
+        )
     return UpsampledCrossEntropy(loss, correct, counted)
 
 
 class _BandedCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, labels, valid, divisor, align_corners, band_bytes):
-        with torch.autocast(logits.device.type, enabled=False):  # float32 whatever autocast
-            return _BandedCrossEntropy._forward(
-                ctx, logits, labels, valid, divisor, align_corners, band_bytes
-            )
-
-    @staticmethod
-    def _forward(ctx, logits, labels, valid, divisor, align_corners, band_bytes):
         (batch, classes, h, w), (height, width) = logits.shape, labels.shape[1:]
         device = logits.device
         along_h = interpolation_matrix(h, height, align_corners, device)
