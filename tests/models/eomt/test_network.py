@@ -1,6 +1,7 @@
 import pytest
 import torch
 
+from tests.models.eomt.former_names import with_former_query_names
 from tests.models.toy_techniques import TECHNIQUES, TOY, build
 from vitspec.layers import TokenLayout
 from vitspec.layers.specialized import row_group_of, shared_key
@@ -126,13 +127,7 @@ def test_query_copies_under_their_former_names_load():
     with torch.no_grad():
         for name, p in spec.named_parameters():
             p.add_(0.01 * torch.randn_like(p))
-    former = {}
-    for key, value in spec.state_dict().items():
-        prefix, _, name = key.rpartition('.')
-        if row_group_of(key) == 'query':
-            part_prefix, _, part = prefix.rpartition('.')
-            key = f'{part_prefix}.query_{part}.{name.removeprefix("query_")}'
-        former[key] = value
+    former = with_former_query_names(spec.state_dict())
     assert 'backbone.blocks.2.query_norm1.weight' in former
     assert 'backbone.blocks.2.attn.query_qkv.bias' in former
     filtered = spec.filter_checkpoint(former)

@@ -10,9 +10,9 @@ from mmengine.structures import PixelData
 from mmseg.registry import MODELS
 from mmseg.structures import SegDataSample
 
+from tests.models.eomt.former_names import with_former_query_names
 from vitspec.checkpoints.load import load_state_dict_strict
 from vitspec.errors import CheckpointError
-from vitspec.layers.specialized import row_group_of
 from vitspec.models.eomt.segmentor import semantic_scores
 
 K, Q, P = 5, 6, 8  # classes, queries, patch size
@@ -176,13 +176,7 @@ def test_a_full_checkpoint_with_former_query_copy_names_loads_strictly():
     with torch.no_grad():
         for p in model.parameters():
             p.add_(0.01 * torch.randn_like(p))
-    former = {}
-    for key, value in model.state_dict().items():
-        if row_group_of(key) == 'query':
-            prefix, _, name = key.rpartition('.')
-            part_prefix, _, part = prefix.rpartition('.')
-            key = f'{part_prefix}.query_{part}.{name.removeprefix("query_")}'
-        former[key] = value
+    former = with_former_query_names(model.state_dict())
     assert 'network.backbone.blocks.1.query_norm1.weight' in former
     fresh = build(query_specialize=True)
     assert load_state_dict_strict(fresh, former) == []
